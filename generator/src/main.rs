@@ -1,0 +1,13 @@
+//! The `damka` command line.
+
+mod cli;
+
+use clap::Parser;
+
+fn main() {
+    let args = cli::Cli::parse();
+    if let Err(err) = cli::run(args) {
+        eprintln!("error: {err:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,189 @@
+//! PDN FEN: `W:W21,22,K5:B1,2,3`, with numeric squares (`21`, ranges
+//! `21-32`) or algebraic ones (`W:Wa1,c3,Kd4:Bh8`).
+
+use std::fmt;
+
+use crate::board::{Color, Square};
+use crate::position::{Position, PositionError, Setup};
+use crate::variant::{Numbering, Variant};
+
+/// What is wrong with a FEN, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    #[error("empty FEN")]
+    Empty,
+    #[error("side to move '{0}': expected W or B")]
+    BadTurn(String),
+    #[error("piece list '{0}': expected it to start with W or B")]
+    BadSide(String),
+    #[error("the {0:?} piece list is given twice")]
+    SideTwice(Color),
+    #[error("square '{token}' in the {side:?} list: {why}")]
+    BadSquare { side: Color, token: String, why: &'static str },
+    #[error("too many parts: '{0}' after the two piece lists")]
+    TrailingPart(String),
+    #[error("{0}")]
+    Position(#[from] PositionError),
+}
+
+/// Parses a square written as a number (in `numbering`) or algebraically.
+pub fn parse_square(text: &str, numbering: Numbering) -> Result<Square, &'static str> {
+    let bytes = text.as_bytes();
+    if bytes.first().is_some_and(u8::is_ascii_digit) {
+        let n: u8 = text.parse().map_err(|_| "not a square number")?;
+        return square_from_number(n, numbering).ok_or("square numbers run from 1 to 32");
+    }
+    match bytes {
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => Square::from_coords(f - b'a', r - b'1')
+            .ok_or("a light square: pieces stand only on dark squares"),
+        _ => Err("not a square: expected a number 1-32 or a name like c3"),
+    }
+}
+
+/// A square from its number on the game's board.
+pub fn square_from_number(n: u8, numbering: Numbering) -> Option<Square> {
+    let sq = Square::from_pdn(n)?;
+    Some(match numbering {
+        Numbering::Pdn => sq,
+        // The Italian board is the mirror image: its square n is the mirror of
+        // PDN square n within the same row.
+        Numbering::Italian => Square::from_pdn(mirror_in_row(n))?,
+    })
+}
+
+/// A square's number on the game's board.
+pub fn square_number(sq: Square, numbering: Numbering) -> u8 {
+    let n = sq.pdn();
+    match numbering {
+        Numbering::Pdn => n,
+        Numbering::Italian => mirror_in_row(n),
+    }
+}
+
+/// The square number at the same place counted from the other edge of its
+/// row (the Italian board is the mirror image of the PDN board).
+fn mirror_in_row(n: u8) -> u8 {
+    let k = (n - 1) % 4;
+    n - k + (3 - k)
+}
+
+/// A square as the variant writes it: `c3` (Russian, Brazilian) or `22`.
+pub fn square_text(sq: Square, variant: Variant) -> String {
+    let rules = variant.rules();
+    if rules.algebraic_notation {
+        sq.name()
+    } else {
+        square_number(sq, rules.numbering).to_string()
+    }
+}
+
+/// Parses a FEN for `variant` (which decides how square numbers read).
+pub fn parse(text: &str, variant: Variant) -> Result<Position, FenError> {
+    let text = text.trim().trim_end_matches('.');
+    let mut parts = text.split(':');
+    let turn = match parts.next().map(str::trim) {
+        None | Some("") => return Err(FenError::Empty),
+        Some("W" | "w") => Color::White,
+        Some("B" | "b") => Color::Black,
+        Some(other) => return Err(FenError::BadTurn(other.to_string())),
+    };
+    let mut setup = Setup { turn: Some(turn), ..Setup::default() };
+    let mut given = [false; 2];
+    for (i, part) in parts.enumerate() {
+        let part = part.trim();
+        if i >= 2 {
+            return Err(FenError::TrailingPart(part.to_string()));
+        }
+        let side = match part.chars().next() {
+            Some('W' | 'w') => Color::White,
+            Some('B' | 'b') => Color::Black,
+            _ => return Err(FenError::BadSide(part.to_string())),
+        };
+        if std::mem::replace(&mut given[side.index()], true) {
+            return Err(FenError::SideTwice(side));
+        }
+        parse_side(&part[1..], side, variant.rules().numbering, &mut setup)?;
+    }
+    Ok(Position::from_setup(&setup)?)
+}
+
+fn parse_side(list: &str, side: Color, numbering: Numbering, setup: &mut Setup) -> Result<(), FenError> {
+    for token in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let bad = |why| FenError::BadSquare { side, token: token.to_string(), why };
+        let (king, squares) = match token.strip_prefix(['K', 'k']) {
+            Some(rest) => (true, rest),
+            None => (false, token),
+        };
+        let mut add = |sq: Square| -> Result<(), FenError> {
+            let all = setup.white_men | setup.white_kings | setup.black_men | setup.black_kings;
+            if all.contains(sq) {
+                return Err(bad("the square is used twice"));
+            }
+            let target = match (side, king) {
+                (Color::White, false) => &mut setup.white_men,
+                (Color::White, true) => &mut setup.white_kings,
+                (Color::Black, false) => &mut setup.black_men,
+                (Color::Black, true) => &mut setup.black_kings,
+            };
+            *target = target.with(sq);
+            Ok(())
+        };
+        match squares.split_once('-') {
+            Some((a, b)) => {
+                let a = parse_square(a, numbering).map_err(bad)?;
+                let b = parse_square(b, numbering).map_err(bad)?;
+                let (lo, hi) = (square_number(a, numbering), square_number(b, numbering));
+                if lo > hi {
+                    return Err(bad("a range must run upward"));
+                }
+                for n in lo..=hi {
+                    add(square_from_number(n, numbering).expect("within 1..=32"))?;
+                }
+            }
+            None => add(parse_square(squares, numbering).map_err(bad)?)?,
+        }
+    }
+    Ok(())
+}
+
+/// Writes a position as FEN in the variant's square notation.
+pub fn write(pos: &Position, variant: Variant) -> String {
+    write_with(pos, |sq| (square_number(sq, variant.rules().numbering), square_text(sq, variant)))
+}
+
+/// `square` gives each square's sort key and text.
+fn write_with(pos: &Position, square: impl Fn(Square) -> (u8, String)) -> String {
+    let mut out = String::from(match pos.turn() {
+        Color::White => "W",
+        Color::Black => "B",
+    });
+    for (color, letter) in [(Color::White, 'W'), (Color::Black, 'B')] {
+        out.push(':');
+        out.push(letter);
+        let mut items: Vec<(u8, String)> = Vec::new();
+        for (pieces, prefix) in [(pos.men(color), ""), (pos.kings(color), "K")] {
+            for sq in pieces {
+                let (key, text) = square(sq);
+                items.push((key, format!("{prefix}{text}")));
+            }
+        }
+        items.sort();
+        out.push_str(&items.into_iter().map(|(_, s)| s).collect::<Vec<_>>().join(","));
+    }
+    out
+}
+
+/// A position shown as numeric PDN FEN (`W:W21,K5:B1`), whatever the game.
+pub struct Fen(Position);
+
+impl From<Position> for Fen {
+    fn from(pos: Position) -> Fen {
+        Fen(pos)
+    }
+}
+
+impl fmt::Display for Fen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&write_with(&self.0, |sq| (sq.pdn(), sq.pdn().to_string())))
+    }
+}

@@ -1,0 +1,66 @@
+//! Move text in each game's notation: `c3-d4`, `c3:e5:g7` (Russian,
+//! Brazilian), `9-14`, `11x18x25` (numeric games).
+
+use crate::board::Square;
+use crate::fen::{parse_square, square_text};
+use crate::movegen::legal_moves;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::variant::Variant;
+
+/// Why move text does not name a legal move.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveTextError {
+    #[error("move '{text}': square '{token}': {why}")]
+    BadSquare { text: String, token: String, why: &'static str },
+    #[error("move '{0}': expected at least two squares, like c3-d4 or 9-14")]
+    TooShort(String),
+    #[error("move '{0}' is not legal here")]
+    Illegal(String),
+    #[error("move '{0}' is ambiguous: give every landing square")]
+    Ambiguous(String),
+}
+
+/// Writes a move in the variant's notation, every landing square included.
+pub fn write(m: &Move, variant: Variant) -> String {
+    let sep = match (m.is_capture(), variant.rules().algebraic_notation) {
+        (false, _) => "-",
+        (true, true) => ":",
+        (true, false) => "x",
+    };
+    let squares: Vec<String> = m.squares().into_iter().map(|s| square_text(s, variant)).collect();
+    squares.join(sep)
+}
+
+/// Finds the legal move that `text` names. Squares may be separated by `-`,
+/// `:` or `x`; a capture may be written by its start and end alone when
+/// that is unambiguous.
+pub fn parse(text: &str, pos: &Position, variant: Variant) -> Result<Move, MoveTextError> {
+    let trimmed = text.trim();
+    let squares = trimmed
+        .split(['-', ':', 'x', 'X'])
+        .map(|token| {
+            parse_square(token.trim(), variant.rules().numbering).map_err(|why| MoveTextError::BadSquare {
+                text: trimmed.to_string(),
+                token: token.to_string(),
+                why,
+            })
+        })
+        .collect::<Result<Vec<Square>, _>>()?;
+    if squares.len() < 2 {
+        return Err(MoveTextError::TooShort(trimmed.to_string()));
+    }
+    let moves = legal_moves(pos, variant);
+    let exact: Vec<&Move> = moves.iter().filter(|m| m.squares() == squares).collect();
+    let candidates: Vec<&Move> = if exact.is_empty() && squares.len() == 2 {
+        moves.iter().filter(|m| m.from() == squares[0] && m.to() == squares[1]).collect()
+    } else {
+        exact
+    };
+    match candidates.as_slice() {
+        [] => Err(MoveTextError::Illegal(trimmed.to_string())),
+        [m] => Ok(**m),
+        [first, rest @ ..] if rest.iter().all(|m| m.same_outcome(first)) => Ok(**first),
+        _ => Err(MoveTextError::Ambiguous(trimmed.to_string())),
+    }
+}
