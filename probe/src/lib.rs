@@ -13,6 +13,8 @@
 
 pub mod board;
 pub mod fen;
+pub mod index;
+pub mod material;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
@@ -21,6 +23,8 @@ pub mod position;
 pub mod variant;
 
 pub use board::{Bitboard, Color, Square};
+pub use index::SliceIndex;
+pub use material::Material;
 pub use moves::Move;
 pub use position::{Piece, Position, PositionError, Role, Setup};
 pub use variant::Variant;

@@ -1,0 +1,337 @@
+//! The indexer: a bijection between a slice's positions (White to move)
+//! and `0..size`.
+//!
+//! An index is `config * kings_per_config + kings`: the men configuration
+//! first, so each configuration is one contiguous range (the unit of work
+//! and memory), then the kings on the squares the men leave free. Squares
+//! are numbered densely (a1 = 0 ... h8 = 31, see [`Square::from_dense`]),
+//! sets of squares ranked in colexicographic order.
+//!
+//! White men stand on dense squares 0..28 (not rank 8), Black men on 4..32
+//! (not rank 1). To keep the count exact the configurations are grouped by
+//! how many Black men stand on rank 8: within a group, White's men choose
+//! among a fixed number of free squares.
+
+use crate::board::{Bitboard, Color, Square};
+use crate::material::Material;
+use crate::position::Position;
+
+const BINOM: [[u64; 33]; 33] = {
+    let mut t = [[0u64; 33]; 33];
+    let mut n = 0;
+    while n <= 32 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// `n` choose `k` (0 when k > n).
+#[inline]
+pub fn binomial(n: u32, k: u32) -> u64 {
+    if k > n {
+        0
+    } else {
+        BINOM[n as usize][k as usize]
+    }
+}
+
+const RANK_8: u32 = 0xF000_0000;
+const RANKS_2_TO_7: u32 = 0x0FFF_FFF0;
+
+/// A set of squares in the dense numbering.
+#[inline]
+pub fn dense(bb: Bitboard) -> u32 {
+    bb.fold(0u32, |acc, sq| acc | 1 << sq.dense())
+}
+
+/// The inverse of [`dense`].
+#[inline]
+pub fn sparse(mut set: u32) -> Bitboard {
+    let mut bb = Bitboard::EMPTY;
+    while set != 0 {
+        bb = bb.with(Square::from_dense(set.trailing_zeros() as u8));
+        set &= set - 1;
+    }
+    bb
+}
+
+/// Colex rank of `set` after removing the squares of `taken` (disjoint from
+/// `set`) from the numbering.
+#[inline]
+fn rank_set(mut set: u32, taken: u32) -> u64 {
+    let mut rank = 0;
+    let mut i = 1;
+    while set != 0 {
+        let sq = set.trailing_zeros();
+        let below = taken & ((1u32 << sq) - 1);
+        rank += binomial(sq - below.count_ones(), i);
+        i += 1;
+        set &= set - 1;
+    }
+    rank
+}
+
+/// The `k`-set of rank `rank` among the squares not in `taken`.
+#[inline]
+fn unrank_set(mut rank: u64, k: u32, taken: u32) -> u32 {
+    let mut compressed = 0u32;
+    let mut top = 32;
+    for i in (1..=k).rev() {
+        let mut c = top - 1;
+        while binomial(c, i) > rank {
+            c -= 1;
+        }
+        rank -= binomial(c, i);
+        compressed |= 1 << c;
+        top = c;
+    }
+    expand(compressed, taken)
+}
+
+/// Spreads compressed square numbers back over the squares not in `taken`.
+#[inline]
+fn expand(mut compressed: u32, taken: u32) -> u32 {
+    let mut out = 0;
+    let mut free = !taken;
+    let mut i = 0;
+    while compressed != 0 {
+        let sq = free.trailing_zeros();
+        if compressed & 1 != 0 {
+            out |= 1 << sq;
+        }
+        compressed >>= 1;
+        free &= free - 1;
+        i += 1;
+    }
+    debug_assert!(i <= 32);
+    out
+}
+
+/// A men configuration: White's and Black's men as dense square sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MenConfig {
+    pub white: u32,
+    pub black: u32,
+}
+
+impl MenConfig {
+    /// How far the men have come: each man move adds exactly one. Man moves
+    /// therefore lead from one level to the next, never back.
+    pub fn progress(&self) -> u32 {
+        let rows = |mut set: u32| {
+            let mut sum = 0;
+            while set != 0 {
+                sum += set.trailing_zeros() / 4;
+                set &= set - 1;
+            }
+            sum
+        };
+        rows(self.white) + 7 * self.black.count_ones() - rows(self.black)
+    }
+
+    /// The same configuration with colours swapped and the board turned.
+    pub fn flip(&self) -> MenConfig {
+        MenConfig { white: self.black.reverse_bits(), black: self.white.reverse_bits() }
+    }
+
+    pub fn occupied(&self) -> u32 {
+        self.white | self.black
+    }
+}
+
+/// The indexer of one slice.
+#[derive(Clone, Debug)]
+pub struct SliceIndex {
+    material: Material,
+    /// First configuration rank of each group (Black men on rank 8).
+    group_start: [u64; 6],
+    configs: u64,
+    kings_per_config: u64,
+}
+
+impl SliceIndex {
+    pub fn new(material: Material) -> SliceIndex {
+        let (om, am) = (material.own_men as u32, material.opp_men as u32);
+        let mut group_start = [0u64; 6];
+        for h in 0..5u32 {
+            group_start[h as usize + 1] = group_start[h as usize] + group_size(om, am, h);
+        }
+        let free = 32 - om - am;
+        let kings_per_config = binomial(free, material.own_kings as u32)
+            * binomial(free - material.own_kings as u32, material.opp_kings as u32);
+        SliceIndex { material, group_start, configs: group_start[5], kings_per_config }
+    }
+
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// Positions in the slice.
+    pub fn size(&self) -> u64 {
+        self.configs * self.kings_per_config
+    }
+
+    /// Men configurations in the slice.
+    pub fn configs(&self) -> u64 {
+        self.configs
+    }
+
+    /// King placements per men configuration.
+    pub fn kings_per_config(&self) -> u64 {
+        self.kings_per_config
+    }
+
+    pub fn config_rank(&self, c: MenConfig) -> u64 {
+        let (om, am) = (self.material.own_men as u32, self.material.opp_men as u32);
+        let h = (c.black & RANK_8).count_ones();
+        let r8 = rank_set(c.black >> 28, 0);
+        let rest = rank_set((c.black & RANKS_2_TO_7) >> 4, 0);
+        let white = rank_set(c.white, c.black & !RANK_8);
+        let in_group = (r8 * binomial(24, am - h) + rest) * binomial(28 - am + h, om) + white;
+        self.group_start[h as usize] + in_group
+    }
+
+    pub fn config(&self, rank: u64) -> MenConfig {
+        let (om, am) = (self.material.own_men as u32, self.material.opp_men as u32);
+        let h = (0..5).rfind(|&h| self.group_start[h] <= rank && group_size(om, am, h as u32) > 0)
+            .expect("rank within the slice") as u32;
+        let mut r = rank - self.group_start[h as usize];
+        let white_count = binomial(28 - am + h, om);
+        let white_rank = r % white_count;
+        r /= white_count;
+        let rest_count = binomial(24, am - h);
+        let rest = unrank_set(r % rest_count, am - h, 0) << 4;
+        let r8 = unrank_set(r / rest_count, h, 0) << 28;
+        let black = r8 | rest;
+        // White men never stand on rank 8: mark it taken.
+        let white = unrank_set(white_rank, om, (black & !RANK_8) | RANK_8);
+        MenConfig { white, black }
+    }
+
+    /// Rank of the kings (dense sets) on the squares `men` leaves free.
+    #[inline]
+    pub fn kings_rank(&self, men: u32, white_kings: u32, black_kings: u32) -> u64 {
+        let opp_count = binomial(
+            32 - men.count_ones() - self.material.own_kings as u32,
+            self.material.opp_kings as u32,
+        );
+        rank_set(white_kings, men) * opp_count + rank_set(black_kings, men | white_kings)
+    }
+
+    #[inline]
+    pub fn kings(&self, men: u32, rank: u64) -> (u32, u32) {
+        let opp_count = binomial(
+            32 - men.count_ones() - self.material.own_kings as u32,
+            self.material.opp_kings as u32,
+        );
+        let white = unrank_set(rank / opp_count, self.material.own_kings as u32, men);
+        let black = unrank_set(rank % opp_count, self.material.opp_kings as u32, men | white);
+        (white, black)
+    }
+
+    /// The index of `pos`, which must have White to move and this slice's
+    /// material.
+    pub fn index(&self, pos: &Position) -> Option<u64> {
+        if pos.turn() != Color::White || Material::of(pos) != self.material {
+            return None;
+        }
+        let config = MenConfig { white: dense(pos.men(Color::White)), black: dense(pos.men(Color::Black)) };
+        let kings = self.kings_rank(
+            config.occupied(),
+            dense(pos.kings(Color::White)),
+            dense(pos.kings(Color::Black)),
+        );
+        Some(self.config_rank(config) * self.kings_per_config + kings)
+    }
+
+    /// The position (White to move) at `index` < `size()`.
+    pub fn position(&self, index: u64) -> Position {
+        let config = self.config(index / self.kings_per_config);
+        let (wk, bk) = self.kings(config.occupied(), index % self.kings_per_config);
+        position_from_dense(config, wk, bk, Color::White)
+    }
+}
+
+/// Builds a position from dense sets that are known to be legal.
+pub fn position_from_dense(config: MenConfig, white_kings: u32, black_kings: u32, turn: Color) -> Position {
+    Position::from_parts_unchecked(
+        sparse(config.white | white_kings),
+        sparse(config.black | black_kings),
+        sparse(white_kings | black_kings),
+        turn,
+    )
+}
+
+/// Configurations with `h` Black men on rank 8.
+fn group_size(om: u32, am: u32, h: u32) -> u64 {
+    if h > am {
+        return 0;
+    }
+    binomial(4, h) * binomial(24, am - h) * binomial(28 - am + h, om)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomials() {
+        assert_eq!(binomial(32, 4), 35960);
+        assert_eq!(binomial(5, 6), 0);
+    }
+
+    #[test]
+    fn rank_and_unrank_are_inverse_on_small_slices() {
+        for m in Material::all_up_to(4) {
+            let index = SliceIndex::new(m);
+            for i in 0..index.size() {
+                let pos = index.position(i);
+                assert_eq!(Material::of(&pos), m);
+                assert_eq!(index.index(&pos), Some(i), "{m} {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn config_ranks_cover_every_configuration() {
+        let m = Material::new(0, 2, 0, 2);
+        let index = SliceIndex::new(m);
+        let mut seen = std::collections::HashSet::new();
+        for r in 0..index.configs() {
+            let c = index.config(r);
+            assert_eq!(c.white & c.black, 0);
+            assert_eq!(c.white & RANK_8, 0);
+            assert_eq!(c.black & 0xF, 0);
+            assert_eq!(index.config_rank(c), r);
+            assert!(seen.insert(c));
+        }
+    }
+
+    #[test]
+    fn slice_sizes_add_up_to_the_published_position_counts() {
+        // Placements with both sides present, each counted once (TABLEBASE.md).
+        let expected = [3488u64, 196_032, 6_209_316, 139_450_808, 2_426_085_676];
+        for (n, want) in (2u8..).zip(expected) {
+            let total: u64 = Material::all_up_to(n)
+                .into_iter()
+                .filter(|m| m.pieces() == n)
+                .map(|m| SliceIndex::new(m).size())
+                .sum();
+            assert_eq!(total, want, "{n} pieces");
+        }
+    }
+
+    #[test]
+    fn progress_rises_by_one_per_man_move() {
+        let c = MenConfig { white: 1 << 5, black: 1 << 20 };
+        let moved = MenConfig { white: 1 << 9, black: 1 << 20 };
+        assert_eq!(moved.progress(), c.progress() + 1);
+        assert_eq!(c.flip().progress(), c.progress());
+    }
+}
