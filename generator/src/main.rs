@@ -1,8 +1,7 @@
 //! The `damka` command line.
 
-mod cli;
-
 use clap::Parser;
+use damka_generator::cli;
 
 fn main() {
     let args = cli::Cli::parse();

@@ -116,8 +116,8 @@ fn expand(mut compressed: u32, taken: u32) -> u32 {
 /// A men configuration: White's and Black's men as dense square sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MenConfig {
-    pub white: u32,
-    pub black: u32,
+    white: u32,
+    black: u32,
 }
 
 impl MenConfig {
@@ -142,6 +142,21 @@ impl MenConfig {
 
     pub fn occupied(&self) -> u32 {
         self.white | self.black
+    }
+
+    /// White's men (dense).
+    pub fn white(&self) -> u32 {
+        self.white
+    }
+
+    /// Black's men (dense).
+    pub fn black(&self) -> u32 {
+        self.black
+    }
+
+    /// The configuration of `pos`.
+    pub fn of(pos: &Position) -> MenConfig {
+        MenConfig { white: dense(pos.men(Color::White)), black: dense(pos.men(Color::Black)) }
     }
 }
 
@@ -241,31 +256,38 @@ impl SliceIndex {
         if pos.turn() != Color::White || Material::of(pos) != self.material {
             return None;
         }
-        let config = MenConfig { white: dense(pos.men(Color::White)), black: dense(pos.men(Color::Black)) };
-        let kings = self.kings_rank(
-            config.occupied(),
-            dense(pos.kings(Color::White)),
-            dense(pos.kings(Color::Black)),
-        );
-        Some(self.config_rank(config) * self.kings_per_config + kings)
+        let config = MenConfig::of(pos);
+        Some(self.config_rank(config) * self.kings_per_config + self.kings_rank_of(pos))
+    }
+
+    /// The rank of the kings of `pos` (White to move, this slice) within its
+    /// configuration.
+    #[inline]
+    pub fn kings_rank_of(&self, pos: &Position) -> u64 {
+        let men = dense(pos.men(Color::White) | pos.men(Color::Black));
+        self.kings_rank(men, dense(pos.kings(Color::White)), dense(pos.kings(Color::Black)))
     }
 
     /// The position (White to move) at `index` < `size()`.
     pub fn position(&self, index: u64) -> Position {
         let config = self.config(index / self.kings_per_config);
-        let (wk, bk) = self.kings(config.occupied(), index % self.kings_per_config);
-        position_from_dense(config, wk, bk, Color::White)
+        self.position_in(config, index % self.kings_per_config)
     }
-}
 
-/// Builds a position from dense sets that are known to be legal.
-pub fn position_from_dense(config: MenConfig, white_kings: u32, black_kings: u32, turn: Color) -> Position {
-    Position::from_parts_unchecked(
-        sparse(config.white | white_kings),
-        sparse(config.black | black_kings),
-        sparse(white_kings | black_kings),
-        turn,
-    )
+    /// The position (White to move) of configuration `config` of this slice
+    /// with kings of rank `kings` < `kings_per_config()`.
+    #[inline]
+    pub fn position_in(&self, config: MenConfig, kings: u64) -> Position {
+        debug_assert_eq!(config.white.count_ones(), self.material.own_men as u32);
+        debug_assert_eq!(config.black.count_ones(), self.material.opp_men as u32);
+        let (wk, bk) = self.kings(config.occupied(), kings);
+        Position::from_parts_unchecked(
+            sparse(config.white | wk),
+            sparse(config.black | bk),
+            sparse(wk | bk),
+            Color::White,
+        )
+    }
 }
 
 /// Configurations with `h` Black men on rank 8.

@@ -13,12 +13,14 @@
 
 pub mod board;
 pub mod fen;
+pub mod format;
 pub mod index;
 pub mod material;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
 pub mod perft;
+pub mod value;
 pub mod position;
 pub mod variant;
 
@@ -27,4 +29,5 @@ pub use index::SliceIndex;
 pub use material::Material;
 pub use moves::Move;
 pub use position::{Piece, Position, PositionError, Role, Setup};
+pub use value::{Plies, Value, Wdl};
 pub use variant::Variant;

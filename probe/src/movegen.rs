@@ -40,6 +40,22 @@ pub fn generate(pos: &Position, variant: Variant, routes: Routes, moves: &mut Ve
     }
 }
 
+/// The number of legal moves of `pos`: what [`generate`] would give.
+pub fn count_moves(pos: &Position, variant: Variant, routes: Routes) -> usize {
+    count_moves_with(pos, variant, routes, &mut Vec::new())
+}
+
+/// [`count_moves`] with a list to reuse for captures.
+pub(crate) fn count_moves_with(
+    pos: &Position,
+    variant: Variant,
+    routes: Routes,
+    scratch: &mut Vec<Move>,
+) -> usize {
+    generate(pos, variant, routes, scratch);
+    scratch.len()
+}
+
 /// Whether the side to move must capture.
 pub fn has_capture(pos: &Position, variant: Variant) -> bool {
     let rules = variant.rules();
@@ -64,6 +80,29 @@ pub fn has_capture(pos: &Position, variant: Variant) -> bool {
     kings.into_iter().any(|k| {
         Direction::ALL.iter().any(|&dir| flying_target(k, dir, empty, them).is_some())
     })
+}
+
+/// The positions from which the side that just moved could have reached
+/// `pos` with a quiet king move (the solver's un-moves). Whether that side
+/// was free to make a quiet move there (no capture pending) is for the
+/// caller to check.
+pub fn king_retractions(pos: &Position, variant: Variant, out: &mut Vec<Position>) {
+    out.clear();
+    let them = pos.turn().opponent();
+    let empty = pos.empty();
+    for to in pos.kings(them) {
+        for dir in Direction::ALL {
+            for &from in ray(to, dir).squares() {
+                if !empty.contains(from) {
+                    break;
+                }
+                out.push(pos.unplay_king_move(from, to));
+                if !variant.rules().flying_kings {
+                    break;
+                }
+            }
+        }
+    }
 }
 
 /// For a flying king on `from` looking along `dir`: the enemy piece it could

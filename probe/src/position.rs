@@ -173,6 +173,18 @@ impl Position {
         }
     }
 
+    /// The position before the side that just moved took its king from
+    /// `from` to `to` (both known to be legal squares for it).
+    pub(crate) fn unplay_king_move(&self, from: Square, to: Square) -> Position {
+        let mover = self.turn.opponent();
+        let shift = |bb: Bitboard| bb.without(to).with(from);
+        let (white, black) = match mover {
+            Color::White => (shift(self.white), self.black),
+            Color::Black => (self.white, shift(self.black)),
+        };
+        Position { white, black, kings: shift(self.kings), turn: mover }
+    }
+
     /// The position after `m`, which must be legal here.
     #[inline]
     pub fn play(&self, m: &Move) -> Position {

@@ -1,11 +1,15 @@
-//! Subcommands of `damka`.
+//! The `damka` command line: one module per subcommand.
 
-use std::time::Instant;
+mod generate;
+mod info;
+mod perft;
+mod probe;
+mod stats;
+mod verify;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use damka::movegen::{generate, Routes};
-use damka::{fen, notation, perft, Position, Variant};
+use damka::{fen, Position, Variant};
 
 /// Endgame tablebases for Russian draughts and the other 8x8 games.
 #[derive(Parser)]
@@ -18,73 +22,35 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Count the leaves of the legal-move tree (move generator check).
-    Perft {
-        /// Game: russian, brazilian, pool, english or italian.
-        #[arg(long, default_value = "russian")]
-        variant: Variant,
-        /// Plies to search.
-        #[arg(long)]
-        depth: u32,
-        /// Start position as FEN (default: the game's start position).
-        #[arg(long)]
-        fen: Option<String>,
-        /// Count capture routes that lead to the same position separately.
-        #[arg(long)]
-        paths: bool,
-        /// Print the count below each root move first.
-        #[arg(long)]
-        divide: bool,
-    },
+    Perft(perft::PerftArgs),
     /// List the legal moves of a position in the game's notation.
-    Moves {
-        /// Position as FEN, e.g. 'W:Wc3,Kd4:Bf6' or 'W:W21,22:B1,2'.
-        fen: String,
-        /// Game: russian, brazilian, pool, english or italian.
-        #[arg(long, default_value = "russian")]
-        variant: Variant,
-    },
+    Moves(perft::MovesArgs),
+    /// Solve every slice with up to N pieces and write the tables.
+    Generate(generate::GenerateArgs),
+    /// Check every table: block checksums, and every value re-derived from
+    /// its successors.
+    Verify(verify::VerifyArgs),
+    /// Per slice: positions, wins, draws, losses, longest win with an example.
+    Stats(stats::StatsArgs),
+    /// Probe a position: its value, distance and every legal move's value.
+    Probe(probe::ProbeArgs),
+    /// Which variants, rule sets and slices a directory holds.
+    Info(info::InfoArgs),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Perft { variant, depth, fen, paths, divide } => {
-            let pos = start_or_fen(fen.as_deref(), variant)?;
-            let routes = if paths { Routes::Each } else { Routes::Merge };
-            let started = Instant::now();
-            let total = if divide {
-                let mut moves = Vec::new();
-                generate(&pos, variant, routes, &mut moves);
-                let mut total = 0;
-                for m in &moves {
-                    let n = perft::perft(&pos.play(m), variant, depth.saturating_sub(1), routes);
-                    println!("{} {n}", notation::write(m, variant));
-                    total += n;
-                }
-                total
-            } else {
-                perft::perft(&pos, variant, depth, routes)
-            };
-            let secs = started.elapsed().as_secs_f64();
-            eprintln!("{:.3} s, {:.1} M leaves/s", secs, total as f64 / secs.max(1e-9) / 1e6);
-            println!("{total}");
-        }
-        Command::Moves { fen, variant } => {
-            let pos = parse_fen(&fen, variant)?;
-            for m in damka::movegen::legal_moves(&pos, variant) {
-                println!("{}", notation::write(&m, variant));
-            }
-        }
+        Command::Perft(args) => perft::run(args),
+        Command::Moves(args) => perft::moves(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Probe(args) => probe::run(args),
+        Command::Info(args) => info::run(args),
     }
-    Ok(())
 }
 
-fn parse_fen(text: &str, variant: Variant) -> Result<Position> {
+/// Parses a FEN, naming it in the error.
+pub(crate) fn parse_fen(text: &str, variant: Variant) -> Result<Position> {
     fen::parse(text, variant).with_context(|| format!("cannot read FEN '{text}'"))
-}
-
-fn start_or_fen(text: Option<&str>, variant: Variant) -> Result<Position> {
-    match text {
-        Some(t) => parse_fen(t, variant),
-        None => Ok(Position::start(variant.rules().first_to_move)),
-    }
 }

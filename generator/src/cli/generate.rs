@@ -1,0 +1,54 @@
+//! `damka generate`.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use damka::Variant;
+
+use crate::driver::{self, Job};
+use crate::writer::RulesId;
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// Game: russian, brazilian, pool, english or italian.
+    #[arg(long, default_value = "russian")]
+    variant: Variant,
+    /// Largest number of pieces on the board.
+    #[arg(long, default_value_t = 4)]
+    pieces: u8,
+    /// Directory for the tables.
+    #[arg(long, default_value = "data/tables")]
+    dir: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Hide the progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+const NONE_RULES: &str = include_str!("../../../data/rules/none.toml");
+
+pub fn run(args: GenerateArgs) -> Result<()> {
+    if !(2..=7).contains(&args.pieces) {
+        bail!("--pieces {}: damka builds slices of 2 to 7 pieces", args.pieces);
+    }
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start worker threads")?;
+    }
+    let rules = RulesId { name: "none".into(), hash: damka::format::content_hash(NONE_RULES.as_bytes()) };
+    let job = Job { variant: args.variant, max_pieces: args.pieces, dir: args.dir, rules, progress: !args.quiet };
+    let s = driver::run(&job)?;
+    println!(
+        "{} slices solved, {} already done; {} positions in {:.1} s ({:.2} M positions/s); {} bytes ({:.1} positions/byte)",
+        s.slices,
+        s.skipped,
+        s.positions,
+        s.seconds,
+        s.positions as f64 / s.seconds.max(1e-9) / 1e6,
+        s.bytes,
+        s.positions as f64 / (s.bytes.max(1)) as f64,
+    );
+    Ok(())
+}

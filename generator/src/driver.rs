@@ -1,0 +1,131 @@
+//! The generation pipeline: choose the slices, solve them in dependency
+//! order, write and check each table, skip what an earlier run finished.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use damka::{Material, Variant};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+
+use crate::solver::{solve_pair, Known, Metric, Options};
+use crate::writer::{self, RulesId};
+
+/// What to generate.
+pub struct Job {
+    pub variant: Variant,
+    pub max_pieces: u8,
+    pub dir: PathBuf,
+    pub rules: RulesId,
+    pub progress: bool,
+}
+
+/// What a run did.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub slices: usize,
+    pub skipped: usize,
+    pub positions: u64,
+    pub bytes: u64,
+    pub seconds: f64,
+}
+
+/// Slice pairs (a slice and its colour-swapped twin) in an order where
+/// every pair comes after those it depends on: fewer pieces first (captures),
+/// then fewer men (promotions turn a man into a king).
+pub fn pairs_in_order(max_pieces: u8) -> Vec<Material> {
+    let mut pairs: Vec<Material> =
+        Material::all_up_to(max_pieces).into_iter().filter(|m| *m <= m.swap()).collect();
+    pairs.sort_by_key(|m| (m.pieces(), m.men(), *m));
+    pairs
+}
+
+pub fn run(job: &Job) -> Result<Summary> {
+    std::fs::create_dir_all(&job.dir).with_context(|| format!("cannot create {}", job.dir.display()))?;
+    let started = Instant::now();
+    let pairs = pairs_in_order(job.max_pieces);
+    let total: u64 = pairs.iter().map(|m| pair_size(*m)).sum();
+
+    let bars = MultiProgress::new();
+    if !job.progress {
+        bars.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let overall = bars.add(ProgressBar::new(total));
+    overall.set_style(style("all slices"));
+
+    let mut known = Known::new();
+    let mut summary = Summary::default();
+    for (i, &material) in pairs.iter().enumerate() {
+        let twin = material.swap();
+        let done = [material, twin].iter().all(|m| writer::is_finished(&job.dir, job.variant, &job.rules, *m));
+        if done {
+            for m in distinct(material) {
+                let solved = writer::load(&job.dir, job.variant, m)?;
+                known.insert(m, Arc::new(solved));
+            }
+            summary.skipped += 1;
+            overall.inc(pair_size(material));
+            continue;
+        }
+        let bar = bars.add(ProgressBar::new(pair_size(material)));
+        bar.set_style(style(&format!("{material} ({}/{})", i + 1, pairs.len())));
+        let opts = Options { variant: job.variant, metric: Metric::Conversion };
+        let solved = solve_pair(material, opts, &known, &|n| {
+            bar.inc(n);
+            overall.inc(n);
+        });
+        bar.finish_and_clear();
+        for s in solved {
+            let m = s.index.material();
+            summary.bytes += writer::write(&job.dir, job.variant, &job.rules, &s)?;
+            summary.positions += s.index.size();
+            summary.slices += 1;
+            known.insert(m, Arc::new(s));
+        }
+        release_unneeded(&mut known, &pairs[i + 1..]);
+    }
+    overall.finish_and_clear();
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Solves every slice up to `max_pieces` in memory (for tests and checks).
+pub fn solve_in_memory(opts: Options, max_pieces: u8) -> Known {
+    let mut known = Known::new();
+    for material in pairs_in_order(max_pieces) {
+        for s in solve_pair(material, opts, &known, &|_| {}) {
+            known.insert(s.index.material(), Arc::new(s));
+        }
+    }
+    known
+}
+
+fn distinct(material: Material) -> Vec<Material> {
+    if material == material.swap() {
+        vec![material]
+    } else {
+        vec![material, material.swap()]
+    }
+}
+
+fn pair_size(material: Material) -> u64 {
+    distinct(material).iter().map(|m| damka::SliceIndex::new(*m).size()).sum()
+}
+
+/// Drops solved slices that no remaining pair can reach: a pair only
+/// reaches slices with fewer pieces (captures) or with one man fewer
+/// (promotions); the swapped twin of each remaining pair counts too.
+fn release_unneeded(known: &mut Known, remaining: &[Material]) {
+    known.retain(|m, _| {
+        remaining.iter().any(|r| m.pieces() < r.pieces() || (m.pieces() == r.pieces() && m.men() + 1 == r.men()))
+    });
+}
+
+fn style(prefix: &str) -> ProgressStyle {
+    ProgressStyle::with_template(&format!(
+        "{prefix:>18} [{{bar:40}}] {{percent:>3}}% {{human_pos}}/{{human_len}} positions, eta {{eta}}"
+    ))
+    .expect("valid template")
+    .progress_chars("=> ")
+}

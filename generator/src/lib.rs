@@ -1,0 +1,12 @@
+//! The damka generator: retrograde solver, table writer, verification,
+//! statistics and the `damka` command line.
+//!
+//! The pipeline, in the order a run goes through it: [`driver`] chooses the
+//! slices and their order, [`solver`] solves each slice pair (captures and
+//! exits first, then retrograde iteration), [`writer`] compresses and writes
+//! the tables.
+
+pub mod cli;
+pub mod driver;
+pub mod solver;
+pub mod writer;

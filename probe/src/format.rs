@@ -1,0 +1,294 @@
+//! The table file format (docs/FORMAT.md): a header, a block index and
+//! independently compressed blocks, each with a checksum.
+//!
+//! Reading is generic over the bytes (`AsRef<[u8]>`): a memory map in use,
+//! a `Vec` in tests and fuzzing. Every malformed byte becomes a
+//! [`FormatError`]; the reader never panics on input.
+
+use crate::material::Material;
+use crate::variant::Variant;
+
+pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
+pub const FORMAT_VERSION: u16 = 1;
+/// Version of the index scheme (index.rs); a change makes old files unreadable.
+pub const INDEX_VERSION: u16 = 1;
+pub const HEADER_LEN: usize = 136;
+pub const BLOCK_ENTRY_LEN: usize = 20;
+
+/// What one entry of a table holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// One byte per position: the result code of a packed [`crate::Value`]
+    /// (0 draw, 1 win, 2 loss, 3 cursed win, 4 blessed loss).
+    Wdl,
+    /// Two bytes (little endian) per position: the packed value, result and
+    /// distance.
+    Value,
+}
+
+impl Kind {
+    pub fn id(self) -> u8 {
+        match self {
+            Kind::Wdl => 0,
+            Kind::Value => 1,
+        }
+    }
+
+    pub fn from_id(id: u8) -> Option<Kind> {
+        match id {
+            0 => Some(Kind::Wdl),
+            1 => Some(Kind::Value),
+            _ => None,
+        }
+    }
+
+    pub fn entry_bytes(self) -> usize {
+        match self {
+            Kind::Wdl => 1,
+            Kind::Value => 2,
+        }
+    }
+
+    /// File name extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Kind::Wdl => "wdl",
+            Kind::Value => "dtc",
+        }
+    }
+}
+
+/// Counts of each result in a table, for the header and `damka stats`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub wins: u64,
+    pub cursed_wins: u64,
+    pub draws: u64,
+    pub blessed_losses: u64,
+    pub losses: u64,
+}
+
+/// The header of a table file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub variant: Variant,
+    pub kind: Kind,
+    pub material: Material,
+    /// Rule set name (at most 16 bytes) and hash of its file's content.
+    pub rules_name: String,
+    pub rules_hash: u64,
+    pub positions: u64,
+    pub block_positions: u32,
+    pub blocks: u32,
+    pub counts: Counts,
+    pub longest_win: u16,
+    pub longest_loss: u16,
+}
+
+/// Why a table file cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    #[error("not a damka table (bad magic)")]
+    BadMagic,
+    #[error("format version {0} (this reader knows {FORMAT_VERSION})")]
+    Version(u16),
+    #[error("index scheme version {0} (this reader knows {INDEX_VERSION})")]
+    IndexVersion(u16),
+    #[error("truncated: {0}")]
+    Truncated(&'static str),
+    #[error("header checksum mismatch")]
+    HeaderChecksum,
+    #[error("corrupted header: {0}")]
+    BadHeader(&'static str),
+    #[error("block {0}: checksum mismatch")]
+    BlockChecksum(u32),
+    #[error("block {0}: cannot decompress")]
+    BlockDecompress(u32),
+    #[error("block {0}: corrupted entry")]
+    BadEntry(u32),
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// A 64-bit content hash (of rule files, for example).
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    hash(bytes)
+}
+
+impl Header {
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(&MAGIC);
+        b[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b[10..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+        b[12] = self.variant.id();
+        b[13] = self.kind.id();
+        let m = self.material;
+        b[16..20].copy_from_slice(&[m.own_kings, m.own_men, m.opp_kings, m.opp_men]);
+        let name = self.rules_name.as_bytes();
+        b[20..20 + name.len().min(16)].copy_from_slice(&name[..name.len().min(16)]);
+        b[36..44].copy_from_slice(&self.rules_hash.to_le_bytes());
+        b[44..52].copy_from_slice(&self.positions.to_le_bytes());
+        b[52..56].copy_from_slice(&self.block_positions.to_le_bytes());
+        b[56..60].copy_from_slice(&self.blocks.to_le_bytes());
+        let c = self.counts;
+        for (i, n) in [c.wins, c.cursed_wins, c.draws, c.blessed_losses, c.losses].iter().enumerate() {
+            b[60 + 8 * i..68 + 8 * i].copy_from_slice(&n.to_le_bytes());
+        }
+        b[100..102].copy_from_slice(&self.longest_win.to_le_bytes());
+        b[102..104].copy_from_slice(&self.longest_loss.to_le_bytes());
+        let sum = hash(&b[..HEADER_LEN - 8]);
+        b[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    pub fn decode(b: &[u8]) -> Result<Header, FormatError> {
+        if b.len() < 8 || b[0..8] != MAGIC {
+            return Err(if b.len() < 8 { FormatError::Truncated("header") } else { FormatError::BadMagic });
+        }
+        if b.len() < HEADER_LEN {
+            return Err(FormatError::Truncated("header"));
+        }
+        let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        if u16_at(8) != FORMAT_VERSION {
+            return Err(FormatError::Version(u16_at(8)));
+        }
+        if hash(&b[..HEADER_LEN - 8]) != u64_at(HEADER_LEN - 8) {
+            return Err(FormatError::HeaderChecksum);
+        }
+        if u16_at(10) != INDEX_VERSION {
+            return Err(FormatError::IndexVersion(u16_at(10)));
+        }
+        let variant = Variant::from_id(b[12]).ok_or(FormatError::BadHeader("unknown variant"))?;
+        let kind = Kind::from_id(b[13]).ok_or(FormatError::BadHeader("unknown value kind"))?;
+        let material = Material::new(b[16], b[17], b[18], b[19]);
+        if !material.is_contested() || material.own_kings + material.own_men > 12 || material.opp_kings + material.opp_men > 12 {
+            return Err(FormatError::BadHeader("impossible material"));
+        }
+        let name_end = b[20..36].iter().position(|&c| c == 0).unwrap_or(16);
+        let rules_name = std::str::from_utf8(&b[20..20 + name_end])
+            .map_err(|_| FormatError::BadHeader("rule set name is not UTF-8"))?
+            .to_string();
+        let header = Header {
+            variant,
+            kind,
+            material,
+            rules_name,
+            rules_hash: u64_at(36),
+            positions: u64_at(44),
+            block_positions: u32_at(52),
+            blocks: u32_at(56),
+            counts: Counts {
+                wins: u64_at(60),
+                cursed_wins: u64_at(68),
+                draws: u64_at(76),
+                blessed_losses: u64_at(84),
+                losses: u64_at(92),
+            },
+            longest_win: u16_at(100),
+            longest_loss: u16_at(102),
+        };
+        if header.block_positions == 0
+            || header.positions.div_ceil(header.block_positions as u64) != header.blocks as u64
+        {
+            return Err(FormatError::BadHeader("block count does not match position count"));
+        }
+        Ok(header)
+    }
+}
+
+/// Where a block lies in the file and its checksum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockEntry {
+    pub offset: u64,
+    pub len: u32,
+    pub checksum: u64,
+}
+
+impl BlockEntry {
+    pub fn encode(&self) -> [u8; BLOCK_ENTRY_LEN] {
+        let mut b = [0u8; BLOCK_ENTRY_LEN];
+        b[0..8].copy_from_slice(&self.offset.to_le_bytes());
+        b[8..12].copy_from_slice(&self.len.to_le_bytes());
+        b[12..20].copy_from_slice(&self.checksum.to_le_bytes());
+        b
+    }
+}
+
+/// The checksum of a compressed block.
+pub fn block_checksum(compressed: &[u8]) -> u64 {
+    hash(compressed)
+}
+
+/// A table file over some bytes.
+pub struct TableFile<B> {
+    bytes: B,
+    header: Header,
+}
+
+impl<B: AsRef<[u8]>> TableFile<B> {
+    /// Checks the header and the block index bounds.
+    pub fn new(bytes: B) -> Result<TableFile<B>, FormatError> {
+        let header = Header::decode(bytes.as_ref())?;
+        let file = TableFile { bytes, header };
+        let data = file.bytes.as_ref();
+        let index_end = HEADER_LEN + file.header.blocks as usize * BLOCK_ENTRY_LEN;
+        if data.len() < index_end {
+            return Err(FormatError::Truncated("block index"));
+        }
+        for i in 0..file.header.blocks {
+            let e = file.entry(i);
+            if e.offset < index_end as u64 || e.offset.checked_add(e.len as u64).is_none_or(|end| end > data.len() as u64) {
+                return Err(FormatError::Truncated("block beyond the end of the file"));
+            }
+        }
+        Ok(file)
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    fn entry(&self, block: u32) -> BlockEntry {
+        let at = HEADER_LEN + block as usize * BLOCK_ENTRY_LEN;
+        let b = &self.bytes.as_ref()[at..at + BLOCK_ENTRY_LEN];
+        BlockEntry {
+            offset: u64::from_le_bytes(b[0..8].try_into().expect("8 bytes")),
+            len: u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")),
+            checksum: u64::from_le_bytes(b[12..20].try_into().expect("8 bytes")),
+        }
+    }
+
+    /// Positions in `block`.
+    pub fn block_len(&self, block: u32) -> usize {
+        let start = block as u64 * self.header.block_positions as u64;
+        (self.header.positions - start).min(self.header.block_positions as u64) as usize
+    }
+
+    /// Decompresses and checks one block: its raw entries.
+    pub fn read_block(&self, block: u32) -> Result<Vec<u8>, FormatError> {
+        if block >= self.header.blocks {
+            return Err(FormatError::BadHeader("block number out of range"));
+        }
+        let e = self.entry(block);
+        let compressed = &self.bytes.as_ref()[e.offset as usize..(e.offset + e.len as u64) as usize];
+        if block_checksum(compressed) != e.checksum {
+            return Err(FormatError::BlockChecksum(block));
+        }
+        let expected = self.block_len(block) * self.header.kind.entry_bytes();
+        let raw = zstd::bulk::decompress(compressed, expected).map_err(|_| FormatError::BlockDecompress(block))?;
+        if raw.len() != expected {
+            return Err(FormatError::BlockDecompress(block));
+        }
+        Ok(raw)
+    }
+
+    /// Checks every block's checksum and that it decompresses.
+    pub fn check_all(&self) -> Result<(), FormatError> {
+        (0..self.header.blocks).try_for_each(|b| self.read_block(b).map(|_| ()))
+    }
+}
