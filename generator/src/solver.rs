@@ -28,8 +28,10 @@ pub struct Solved {
 }
 
 impl Solved {
+    /// The value of `pos`, White to move and of this slice.
+    #[inline]
     pub fn value(&self, pos: &Position) -> Value {
-        let i = self.index.index(pos).expect("position of this slice");
+        let i = self.index.index_unchecked(pos);
         Value::unpack(self.values[i as usize]).expect("solver writes valid values")
     }
 }
@@ -37,18 +39,39 @@ impl Solved {
 /// Slices solved so far, by material.
 pub type Known = HashMap<Material, Arc<Solved>>;
 
-/// The value for the side to move of any position reached from the slice
-/// being solved, from `known` or, for the pair itself, from `pair`.
-fn lookup(pos: &Position, known: &Known, pair: &[&Solved]) -> Value {
-    let pos = if pos.turn() == Color::Black { pos.flip() } else { *pos };
-    let material = Material::of(&pos);
-    if material.own_kings + material.own_men == 0 {
-        return Value::new(Wdl::Loss, 0);
+/// Solved slices by a dense material code, for lookups in the hot loop.
+struct Tables<'a> {
+    slots: Vec<Option<&'a Solved>>,
+}
+
+impl<'a> Tables<'a> {
+    fn code(m: Material) -> usize {
+        let c = |n: u8| n as usize;
+        ((c(m.own_kings) * 13 + c(m.own_men)) * 13 + c(m.opp_kings)) * 13 + c(m.opp_men)
     }
-    if let Some(s) = pair.iter().find(|s| s.index.material() == material) {
-        return s.value(&pos);
+
+    /// `known`, with the pair being solved on top.
+    fn new(known: &'a Known, pair: &[&'a Solved]) -> Tables<'a> {
+        let mut slots = vec![None; 13 * 13 * 13 * 13];
+        for s in known.values().map(|s| &**s).chain(pair.iter().copied()) {
+            slots[Tables::code(s.index.material())] = Some(s);
+        }
+        Tables { slots }
     }
-    known.get(&material).unwrap_or_else(|| panic!("slice {material} is solved before it is needed")).value(&pos)
+
+    /// The value for the side to move of any position reached from the
+    /// slice being solved.
+    #[inline]
+    fn lookup(&self, pos: &Position) -> Value {
+        let pos = if pos.turn() == Color::Black { pos.flip() } else { *pos };
+        let material = Material::of(&pos);
+        if material.own_kings + material.own_men == 0 {
+            return Value::new(Wdl::Loss, 0);
+        }
+        self.slots[Tables::code(material)]
+            .unwrap_or_else(|| panic!("slice {material} is solved before it is needed"))
+            .value(&pos)
+    }
 }
 
 /// What a distance counts.
@@ -71,7 +94,6 @@ pub struct Options {
 
 /// Solves `material` and its twin. Returns one or two solved slices.
 pub fn solve_pair(material: Material, opts: Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
-    let variant = opts.variant;
     let twin = material.swap();
     let mut slices = vec![new_solved(material)];
     if twin != material {
@@ -98,11 +120,12 @@ pub fn solve_pair(material: Material, opts: Options, known: &Known, on_level: &(
     for configs in levels.iter().rev().filter(|l| !l.is_empty()) {
         let results: Vec<(MenConfig, Vec<u16>)> = {
             let pair: Vec<&Solved> = slices.iter().collect();
+            let tables = Tables::new(known, &pair);
             configs
                 .par_iter()
                 .map(|&config| {
                     let unit = Unit::new(config, &pair, opts);
-                    let values = unit.solve(known, &pair);
+                    let values = unit.solve(&tables);
                     (config, values)
                 })
                 .collect()
@@ -149,6 +172,9 @@ const UNSET: u16 = u16::MAX;
 /// order of the second slice, i.e. flipped).
 struct Unit<'a> {
     config: MenConfig,
+    /// The kings of each position, in the frame of its slice (White to move;
+    /// the second half flipped).
+    kings: Vec<(u32, u32)>,
     white: &'a SliceIndex,
     black: &'a SliceIndex,
     white_len: usize,
@@ -160,8 +186,12 @@ impl<'a> Unit<'a> {
     fn new(config: MenConfig, pair: &[&'a Solved], opts: Options) -> Unit<'a> {
         let white = &pair[0].index;
         let black = &pair[pair.len() - 1].index;
+        let mut kings = Vec::with_capacity(white.kings_per_config() as usize + black.kings_per_config() as usize);
+        white.for_each_kings(config.occupied(), |w, b| kings.push((w, b)));
+        black.for_each_kings(config.flip().occupied(), |w, b| kings.push((w, b)));
         Unit {
             config,
+            kings,
             white,
             black,
             white_len: white.kings_per_config() as usize,
@@ -171,15 +201,17 @@ impl<'a> Unit<'a> {
     }
 
     fn len(&self) -> usize {
-        self.white_len + self.black.kings_per_config() as usize
+        self.kings.len()
     }
 
     fn position(&self, local: usize) -> Position {
+        let (w, b) = self.kings[local];
         if local < self.white_len {
-            self.white.position_in(self.config, local as u64)
+            self.white.position_with(self.config, w, b)
         } else {
-            self.black.position_in(self.config.flip(), (local - self.white_len) as u64).flip()
+            self.black.position_with(self.config.flip(), w, b).map(|p| p.flip())
         }
+        .expect("enumerated kings fit the slice")
     }
 
     fn local(&self, pos: &Position) -> usize {
@@ -189,13 +221,13 @@ impl<'a> Unit<'a> {
         }
     }
 
-    fn solve(&self, known: &Known, pair: &[&Solved]) -> Vec<u16> {
+    fn solve(&self, tables: &Tables) -> Vec<u16> {
         let n = self.len();
         let mut fin = vec![UNSET; n];
         let mut pending = vec![Pending { open: 0, not_lost: false, longest_loss: 0 }; n];
         let mut capture = vec![false; n];
         let mut buckets: Vec<Vec<(u32, u16)>> = Vec::new();
-        self.seed(known, pair, &mut fin, &mut pending, &mut capture, &mut buckets);
+        self.seed(tables, &mut fin, &mut pending, &mut capture, &mut buckets);
         self.iterate(&mut fin, &mut pending, &capture, &mut buckets);
         for v in &mut fin {
             if *v == UNSET {
@@ -210,8 +242,7 @@ impl<'a> Unit<'a> {
     /// distance buckets.
     fn seed(
         &self,
-        known: &Known,
-        pair: &[&Solved],
+        tables: &Tables,
         fin: &mut [u16],
         pending: &mut [Pending],
         capture: &mut [bool],
@@ -233,7 +264,7 @@ impl<'a> Unit<'a> {
                     continue;
                 }
                 let converts = (m.is_capture() || m.promotes()) && self.metric == Metric::Conversion;
-                let v = lookup(&pos.play(m), known, pair).back_one_ply(converts);
+                let v = tables.lookup(&pos.play(m)).back_one_ply(converts);
                 match v.wdl {
                     Wdl::Win => best_win = Some(best_win.map_or(v.plies.0, |b| b.min(v.plies.0))),
                     Wdl::Draw => draw = true,

@@ -32,7 +32,7 @@ fn block_positions(kind: Kind) -> u32 {
     }
 }
 
-const ZSTD_LEVEL: i32 = 9;
+const ZSTD_LEVEL: i32 = 3;
 
 pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: Kind) -> PathBuf {
     dir.join(format!("{variant}-{material}.{}", kind.extension()))

@@ -12,7 +12,7 @@
 //! how many Black men stand on rank 8: within a group, White's men choose
 //! among a fixed number of free squares.
 
-use crate::board::{Bitboard, Color, Square};
+use crate::board::{Bitboard, Color};
 use crate::material::Material;
 use crate::position::Position;
 
@@ -44,21 +44,72 @@ pub fn binomial(n: u32, k: u32) -> u64 {
 const RANK_8: u32 = 0xF000_0000;
 const RANKS_2_TO_7: u32 = 0x0FFF_FFF0;
 
+/// Per rank parity, the dense nibble of each byte of a rank's 8x8 bits.
+const TO_DENSE: [[u8; 256]; 2] = {
+    let mut t = [[0u8; 256]; 2];
+    let mut parity = 0;
+    while parity < 2 {
+        let mut byte = 0;
+        while byte < 256 {
+            let mut nibble = 0u8;
+            let mut i = 0;
+            while i < 4 {
+                if byte & (1 << (2 * i + parity)) != 0 {
+                    nibble |= 1 << i;
+                }
+                i += 1;
+            }
+            t[parity][byte] = nibble;
+            byte += 1;
+        }
+        parity += 1;
+    }
+    t
+};
+
+/// Per rank parity, the 8x8 byte of each dense nibble.
+const FROM_DENSE: [[u8; 16]; 2] = {
+    let mut t = [[0u8; 16]; 2];
+    let mut parity = 0;
+    while parity < 2 {
+        let mut nibble = 0;
+        while nibble < 16 {
+            let mut byte = 0u8;
+            let mut i = 0;
+            while i < 4 {
+                if nibble & (1 << i) != 0 {
+                    byte |= 1 << (2 * i + parity);
+                }
+                i += 1;
+            }
+            t[parity][nibble] = byte;
+            nibble += 1;
+        }
+        parity += 1;
+    }
+    t
+};
+
 /// A set of squares in the dense numbering.
 #[inline]
 pub fn dense(bb: Bitboard) -> u32 {
-    bb.fold(0u32, |acc, sq| acc | 1 << sq.dense())
+    let mut out = 0u32;
+    for rank in 0..8 {
+        let byte = (bb.0 >> (8 * rank)) as u8;
+        out |= (TO_DENSE[rank & 1][byte as usize] as u32) << (4 * rank);
+    }
+    out
 }
 
 /// The inverse of [`dense`].
 #[inline]
-pub fn sparse(mut set: u32) -> Bitboard {
-    let mut bb = Bitboard::EMPTY;
-    while set != 0 {
-        bb = bb.with(Square::from_dense(set.trailing_zeros() as u8));
-        set &= set - 1;
+pub fn sparse(set: u32) -> Bitboard {
+    let mut bb = 0u64;
+    for rank in 0..8 {
+        let nibble = (set >> (4 * rank)) & 0xF;
+        bb |= (FROM_DENSE[rank & 1][nibble as usize] as u64) << (8 * rank);
     }
-    bb
+    Bitboard(bb)
 }
 
 /// Colex rank of `set` after removing the squares of `taken` (disjoint from
@@ -70,7 +121,8 @@ fn rank_set(mut set: u32, taken: u32) -> u64 {
     while set != 0 {
         let sq = set.trailing_zeros();
         let below = taken & ((1u32 << sq) - 1);
-        rank += binomial(sq - below.count_ones(), i);
+        // The table holds 0 where k > n, so no range check is needed.
+        rank += BINOM[(sq - below.count_ones()) as usize][i as usize];
         i += 1;
         set &= set - 1;
     }
@@ -250,22 +302,45 @@ impl SliceIndex {
         (white, black)
     }
 
+    /// Every king placement on the squares `men` leaves free, in rank order:
+    /// `f(white_kings, black_kings)` for ranks 0, 1, 2, ...
+    pub fn for_each_kings(&self, men: u32, mut f: impl FnMut(u32, u32)) {
+        let (ok, ak) = (self.material.own_kings as u32, self.material.opp_kings as u32);
+        for_each_subset(!men, ok, |white| {
+            for_each_subset(!men & !white, ak, |black| f(white, black));
+        });
+    }
+
     /// The index of `pos`, which must have White to move and this slice's
     /// material.
     pub fn index(&self, pos: &Position) -> Option<u64> {
         if pos.turn() != Color::White || Material::of(pos) != self.material {
             return None;
         }
-        let config = MenConfig::of(pos);
-        Some(self.config_rank(config) * self.kings_per_config + self.kings_rank_of(pos))
+        Some(self.index_unchecked(pos))
+    }
+
+    /// [`SliceIndex::index`] for a position the caller knows to be of this
+    /// slice with White to move.
+    #[inline]
+    pub fn index_unchecked(&self, pos: &Position) -> u64 {
+        debug_assert!(pos.turn() == Color::White && Material::of(pos) == self.material);
+        let white = dense(pos.pieces(Color::White));
+        let black = dense(pos.pieces(Color::Black));
+        let kings = dense(pos.all_kings());
+        let config = MenConfig { white: white & !kings, black: black & !kings };
+        let kings_rank = self.kings_rank(config.occupied(), white & kings, black & kings);
+        self.config_rank(config) * self.kings_per_config + kings_rank
     }
 
     /// The rank of the kings of `pos` (White to move, this slice) within its
     /// configuration.
     #[inline]
     pub fn kings_rank_of(&self, pos: &Position) -> u64 {
-        let men = dense(pos.men(Color::White) | pos.men(Color::Black));
-        self.kings_rank(men, dense(pos.kings(Color::White)), dense(pos.kings(Color::Black)))
+        let white = dense(pos.pieces(Color::White));
+        let black = dense(pos.pieces(Color::Black));
+        let kings = dense(pos.all_kings());
+        self.kings_rank((white | black) & !kings, white & kings, black & kings)
     }
 
     /// The position (White to move) at `index` < `size()`.
@@ -278,15 +353,64 @@ impl SliceIndex {
     /// with kings of rank `kings` < `kings_per_config()`.
     #[inline]
     pub fn position_in(&self, config: MenConfig, kings: u64) -> Position {
-        debug_assert_eq!(config.white.count_ones(), self.material.own_men as u32);
-        debug_assert_eq!(config.black.count_ones(), self.material.opp_men as u32);
         let (wk, bk) = self.kings(config.occupied(), kings);
-        Position::from_parts_unchecked(
-            sparse(config.white | wk),
-            sparse(config.black | bk),
-            sparse(wk | bk),
-            Color::White,
-        )
+        self.position_with(config, wk, bk).expect("unranked kings fit the slice")
+    }
+
+    /// The position (White to move) of configuration `config` of this slice
+    /// with the given kings (dense sets), if they fit: on free squares, as
+    /// many as the slice has.
+    #[inline]
+    pub fn position_with(&self, config: MenConfig, white_kings: u32, black_kings: u32) -> Option<Position> {
+        let m = self.material;
+        let fits = config.white.count_ones() == m.own_men as u32
+            && config.black.count_ones() == m.opp_men as u32
+            && white_kings.count_ones() == m.own_kings as u32
+            && black_kings.count_ones() == m.opp_kings as u32
+            && (config.occupied() | white_kings) & black_kings == 0
+            && config.occupied() & white_kings == 0;
+        fits.then(|| {
+            Position::from_parts_unchecked(
+                sparse(config.white | white_kings),
+                sparse(config.black | black_kings),
+                sparse(white_kings | black_kings),
+                Color::White,
+            )
+        })
+    }
+}
+
+/// Every `k`-subset of `squares` in colex order (the order [`rank_set`]
+/// counts), by walking the combinations of positions within `squares`.
+fn for_each_subset(squares: u32, k: u32, mut f: impl FnMut(u32)) {
+    let n = squares.count_ones();
+    if k > n {
+        return;
+    }
+    let mut list = [0u32; 32];
+    let mut rest = squares;
+    for slot in list.iter_mut().take(n as usize) {
+        *slot = 1 << rest.trailing_zeros();
+        rest &= rest - 1;
+    }
+    if k == 0 {
+        f(0);
+        return;
+    }
+    // Gosper's hack: the next larger number with the same count of ones;
+    // in increasing order these are the k-subsets in colex order.
+    let mut comb: u64 = (1u64 << k) - 1;
+    while comb < 1u64 << n {
+        let mut set = 0;
+        let mut c = comb;
+        while c != 0 {
+            set |= list[c.trailing_zeros() as usize];
+            c &= c - 1;
+        }
+        f(set);
+        let low = comb & comb.wrapping_neg();
+        let ripple = comb + low;
+        comb = (((ripple ^ comb) >> 2) / low) | ripple;
     }
 }
 
@@ -301,6 +425,28 @@ fn group_size(om: u32, am: u32, h: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Square;
+
+    #[test]
+    fn dense_and_sparse_are_inverse() {
+        for sq in Square::all() {
+            assert_eq!(dense(sq.bb()), 1 << sq.dense());
+            assert_eq!(sparse(1 << sq.dense()), sq.bb());
+        }
+        assert_eq!(dense(Bitboard::DARK), u32::MAX);
+    }
+
+    #[test]
+    fn king_placements_come_in_rank_order() {
+        let index = SliceIndex::new(Material::new(2, 1, 1, 1));
+        let config = index.config(17);
+        let mut expected = 0;
+        index.for_each_kings(config.occupied(), |w, b| {
+            assert_eq!(index.kings_rank(config.occupied(), w, b), expected);
+            expected += 1;
+        });
+        assert_eq!(expected, index.kings_per_config());
+    }
 
     #[test]
     fn binomials() {
