@@ -108,6 +108,19 @@ impl Square {
         Bitboard(1u64 << self.0)
     }
 
+    /// The square halfway between this one and `other`, two steps away
+    /// along a diagonal (the square a short jump passes over).
+    #[inline]
+    pub(crate) fn midpoint(self, other: Square) -> Square {
+        Square((self.0 + other.0) / 2)
+    }
+
+    /// The previous square in `dir`, which the caller knows is on the board.
+    #[inline]
+    pub(crate) fn behind(self, dir: Direction) -> Square {
+        Square(self.0.wrapping_add_signed(-dir.offset()))
+    }
+
     /// The same square seen from the other side (board turned 180 degrees).
     #[inline]
     pub fn flip(self) -> Square {
@@ -195,15 +208,23 @@ impl Bitboard {
     }
 
     /// Squares one diagonal step away in `dir`, kept on dark squares.
+    ///
+    /// A rotation by the direction's offset, then a mask: branch-free, so
+    /// that a loop over directions costs no mispredicted jumps. The mask
+    /// drops what wrapped around the ends of the 64 bits (squares a step in
+    /// that direction never reaches) and the light squares that a step
+    /// over the board's edge lands on.
     #[inline]
     pub fn shift(self, dir: Direction) -> Bitboard {
-        let moved = match dir {
-            Direction::NorthEast => self.0 << 9,
-            Direction::NorthWest => self.0 << 7,
-            Direction::SouthEast => self.0 >> 7,
-            Direction::SouthWest => self.0 >> 9,
-        };
-        Bitboard(moved & Bitboard::DARK.0)
+        const ROTATION: [u32; 4] = [9, 7, 64 - 7, 64 - 9];
+        const KEEP: [u64; 4] = [
+            Bitboard::DARK.0 & !((1 << 9) - 1),
+            Bitboard::DARK.0 & !((1 << 7) - 1),
+            Bitboard::DARK.0 & (u64::MAX >> 7),
+            Bitboard::DARK.0 & (u64::MAX >> 9),
+        ];
+        let d = dir.index();
+        Bitboard(self.0.rotate_left(ROTATION[d]) & KEEP[d])
     }
 }
 
@@ -281,6 +302,23 @@ impl Direction {
         self as usize
     }
 
+    /// The change of square index for one step.
+    #[inline]
+    fn offset(self) -> i8 {
+        match self {
+            Direction::NorthEast => 9,
+            Direction::NorthWest => 7,
+            Direction::SouthEast => -7,
+            Direction::SouthWest => -9,
+        }
+    }
+
+    /// Towards rank 8 (square indices grow).
+    #[inline]
+    pub fn is_northward(self) -> bool {
+        matches!(self, Direction::NorthEast | Direction::NorthWest)
+    }
+
     #[inline]
     pub fn reverse(self) -> Direction {
         match self {
@@ -308,6 +346,7 @@ impl Direction {
 pub struct Ray {
     squares: [Square; 7],
     len: u8,
+    bits: Bitboard,
 }
 
 impl Ray {
@@ -315,12 +354,18 @@ impl Ray {
     pub fn squares(&self) -> &[Square] {
         &self.squares[..self.len as usize]
     }
+
+    /// The same squares as a set.
+    #[inline]
+    pub fn bitboard(&self) -> Bitboard {
+        self.bits
+    }
 }
 
 struct Rays([[Ray; 4]; 64]);
 
 const fn build_rays() -> Rays {
-    let empty = Ray { squares: [Square(0); 7], len: 0 };
+    let empty = Ray { squares: [Square(0); 7], len: 0, bits: Bitboard::EMPTY };
     let mut rays = [[empty; 4]; 64];
     let mut sq = 0;
     while sq < 64 {
@@ -337,6 +382,7 @@ const fn build_rays() -> Rays {
             let mut len = 0;
             while f >= 0 && f < 8 && r >= 0 && r < 8 {
                 rays[sq][d].squares[len] = Square((r * 8 + f) as u8);
+                rays[sq][d].bits.0 |= 1u64 << (r * 8 + f) as u32;
                 len += 1;
                 f += df;
                 r += dr;
@@ -355,6 +401,31 @@ static RAYS: Rays = build_rays();
 #[inline]
 pub fn ray(sq: Square, dir: Direction) -> &'static Ray {
     &RAYS.0[sq.0 as usize][dir.index()]
+}
+
+/// The nearest occupied square from `sq` (excluded) along `dir`, if any.
+#[inline]
+pub fn first_blocker(sq: Square, dir: Direction, occupied: Bitboard) -> Option<Square> {
+    let blockers = ray(sq, dir).bits.0 & occupied.0;
+    if blockers == 0 {
+        None
+    } else if dir.is_northward() {
+        // Northward squares have higher indices: the nearest is the lowest.
+        Some(Square(blockers.trailing_zeros() as u8))
+    } else {
+        Some(Square(63 - blockers.leading_zeros() as u8))
+    }
+}
+
+/// The empty squares from `sq` (excluded) along `dir`, up to the first
+/// occupied one: where a flying king can move, or land behind a piece.
+#[inline]
+pub fn open_ray(sq: Square, dir: Direction, occupied: Bitboard) -> Bitboard {
+    let all = ray(sq, dir).bits;
+    match first_blocker(sq, dir, occupied) {
+        None => all,
+        Some(b) => Bitboard(all.0 & !ray(b, dir).bits.0 & !b.bb().0),
+    }
 }
 
 /// The square one step from `sq` in `dir`, if on the board.
@@ -411,6 +482,26 @@ mod tests {
         let names: Vec<String> =
             ray(a1, Direction::NorthEast).squares().iter().map(|s| s.name()).collect();
         assert_eq!(names, ["b2", "c3", "d4", "e5", "f6", "g7", "h8"]);
+    }
+
+    #[test]
+    fn open_rays_stop_at_the_first_piece() {
+        let at = |name: &str| Square::all().find(|s| s.name() == name).unwrap();
+        for dir in Direction::ALL {
+            for sq in Square::all() {
+                for blocker in ray(sq, dir).squares() {
+                    let occupied = blocker.bb() | sq.bb();
+                    assert_eq!(first_blocker(sq, dir, occupied), Some(*blocker));
+                    let before: Bitboard =
+                        ray(sq, dir).squares().iter().take_while(|s| *s != blocker).fold(Bitboard::EMPTY, |b, s| b.with(*s));
+                    assert_eq!(open_ray(sq, dir, occupied), before, "{sq} {dir:?} {blocker}");
+                }
+                assert_eq!(open_ray(sq, dir, Bitboard::EMPTY).count(), ray(sq, dir).squares().len() as u32);
+            }
+        }
+        let occupied = at("f6").bb() | at("b2").bb();
+        assert_eq!(open_ray(at("d4"), Direction::NorthEast, occupied), at("e5").bb());
+        assert_eq!(open_ray(at("d4"), Direction::SouthWest, occupied), at("c3").bb());
     }
 
     #[test]

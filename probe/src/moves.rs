@@ -9,7 +9,10 @@ pub const MAX_ROUTE: usize = 12;
 /// One legal move. Two capture routes with the same start, end, captured
 /// set and promotion lead to the same position; move generation keeps one
 /// of them unless asked to count routes.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Moves are equal when their start, route, captured set and promotion
+/// are; whatever the route array holds past its length does not count.
+#[derive(Clone, Copy)]
 pub struct Move {
     from: Square,
     to: Square,
@@ -26,17 +29,18 @@ impl Move {
         Move { from, to, captured: Bitboard::EMPTY, promotes, route: [from; MAX_ROUTE], route_len: 0 }
     }
 
+    /// A capture whose landings are the first `len` squares of `route`.
+    /// The whole array is taken (a fixed-size copy); the rest is ignored.
+    #[inline]
     pub(crate) fn capture(
         from: Square,
-        route: &[Square],
+        route: [Square; MAX_ROUTE],
+        len: usize,
         captured: Bitboard,
         promotes: bool,
     ) -> Move {
-        let mut m = Move::quiet(from, *route.last().expect("a capture lands somewhere"), promotes);
-        m.route[..route.len()].copy_from_slice(route);
-        m.route_len = route.len() as u8;
-        m.captured = captured;
-        m
+        debug_assert!((1..=MAX_ROUTE).contains(&len));
+        Move { from, to: route[len - 1], captured, promotes, route, route_len: len as u8 }
     }
 
     #[inline]
@@ -90,6 +94,20 @@ impl Move {
             && self.to == other.to
             && self.captured == other.captured
             && self.promotes == other.promotes
+    }
+}
+
+impl PartialEq for Move {
+    fn eq(&self, other: &Move) -> bool {
+        self.same_outcome(other) && self.route() == other.route()
+    }
+}
+
+impl Eq for Move {}
+
+impl std::hash::Hash for Move {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.from, self.to, self.captured, self.promotes, self.route()).hash(state);
     }
 }
 
