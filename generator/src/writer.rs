@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use damka::format::{block_checksum, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
+use damka::format::{block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
 use damka::{Material, SliceIndex, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -32,7 +32,14 @@ fn block_positions(kind: Kind) -> u32 {
     }
 }
 
-const ZSTD_LEVEL: i32 = 3;
+/// zstd level per kind: the small result tables are worth a slow level,
+/// the distance tables (six times larger before compression) are not.
+fn zstd_level(kind: Kind) -> i32 {
+    match kind {
+        Kind::Wdl => 9,
+        Kind::Value => 3,
+    }
+}
 
 pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: Kind) -> PathBuf {
     dir.join(format!("{variant}-{material}.{}", kind.extension()))
@@ -87,7 +94,7 @@ fn write_file(path: &Path, header: &Header, raw: &[u8]) -> Result<u64> {
     let chunk = header.block_positions as usize * header.kind.entry_bytes();
     let blocks: Vec<Vec<u8>> = raw
         .par_chunks(chunk.max(1))
-        .map(|c| zstd::bulk::compress(c, ZSTD_LEVEL).expect("in-memory compression"))
+        .map(|c| zstd::bulk::compress(&pack_entries(header.kind, c), zstd_level(header.kind)).expect("in-memory compression"))
         .collect();
     let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN) as u64;
     let mut out = Vec::with_capacity(offset as usize + blocks.iter().map(Vec::len).sum::<usize>());

@@ -18,8 +18,9 @@ pub const BLOCK_ENTRY_LEN: usize = 20;
 /// What one entry of a table holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
-    /// One byte per position: the result code of a packed [`crate::Value`]
-    /// (0 draw, 1 win, 2 loss, 3 cursed win, 4 blessed loss).
+    /// One result code per position: that of a packed [`crate::Value`]
+    /// (0 draw, 1 win, 2 loss, 3 cursed win, 4 blessed loss), stored three
+    /// to a byte and handed out by [`TableFile::read_block`] one per byte.
     Wdl,
     /// Two bytes (little endian) per position: the packed value, result and
     /// distance.
@@ -219,6 +220,45 @@ impl BlockEntry {
     }
 }
 
+/// Bytes a block of `entries` takes before compression.
+fn stored_len(kind: Kind, entries: usize) -> usize {
+    match kind {
+        Kind::Wdl => entries.div_ceil(3),
+        Kind::Value => entries * 2,
+    }
+}
+
+/// Packs a block's entries for compression. Result codes (0..5) go three to
+/// a byte, `a + 5b + 25c`: a third of the bytes, and runs of one result stay
+/// runs of one byte for zstd.
+pub fn pack_entries(kind: Kind, raw: &[u8]) -> Vec<u8> {
+    match kind {
+        Kind::Wdl => raw
+            .chunks(3)
+            .map(|c| c.iter().rev().fold(0u8, |acc, &code| acc * 5 + code))
+            .collect(),
+        Kind::Value => raw.to_vec(),
+    }
+}
+
+/// The inverse of [`pack_entries`]; `None` if a byte packs no valid codes.
+fn unpack_entries(kind: Kind, stored: &[u8], entries: usize) -> Option<Vec<u8>> {
+    match kind {
+        Kind::Wdl => {
+            let mut out = Vec::with_capacity(stored.len() * 3);
+            for &byte in stored {
+                if byte >= 125 {
+                    return None;
+                }
+                out.extend_from_slice(&[byte % 5, byte / 5 % 5, byte / 25]);
+            }
+            out.truncate(entries);
+            Some(out)
+        }
+        Kind::Value => Some(stored.to_vec()),
+    }
+}
+
 /// The checksum of a compressed block.
 pub fn block_checksum(compressed: &[u8]) -> u64 {
     hash(compressed)
@@ -279,12 +319,13 @@ impl<B: AsRef<[u8]>> TableFile<B> {
         if block_checksum(compressed) != e.checksum {
             return Err(FormatError::BlockChecksum(block));
         }
-        let expected = self.block_len(block) * self.header.kind.entry_bytes();
-        let raw = zstd::bulk::decompress(compressed, expected).map_err(|_| FormatError::BlockDecompress(block))?;
-        if raw.len() != expected {
+        let entries = self.block_len(block);
+        let expected = stored_len(self.header.kind, entries);
+        let stored = zstd::bulk::decompress(compressed, expected).map_err(|_| FormatError::BlockDecompress(block))?;
+        if stored.len() != expected {
             return Err(FormatError::BlockDecompress(block));
         }
-        Ok(raw)
+        unpack_entries(self.header.kind, &stored, entries).ok_or(FormatError::BadEntry(block))
     }
 
     /// Checks every block's checksum and that it decompresses.
