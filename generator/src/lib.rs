@@ -8,5 +8,6 @@
 
 pub mod cli;
 pub mod driver;
+pub mod naive;
 pub mod solver;
 pub mod writer;
