@@ -1,0 +1,50 @@
+//! Helpers shared by the integration tests: temporary directories and
+//! small generated tables.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use damka::Variant;
+use damka_generator::driver::{self, Job};
+use damka_generator::writer::RulesId;
+
+/// A directory under the system's temporary directory, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("damka-test-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create a temporary directory");
+        TempDir(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The rule set `damka generate` records today: pure values.
+pub fn none_rules() -> RulesId {
+    let text = include_str!("../../../data/rules/none.toml");
+    RulesId { name: "none".into(), hash: damka::format::content_hash(text.as_bytes()) }
+}
+
+/// Generates the tables of `variant` with up to `pieces` pieces into a new
+/// temporary directory.
+pub fn generate(name: &str, variant: Variant, pieces: u8) -> TempDir {
+    let dir = TempDir::new(name);
+    let job = Job { variant, max_pieces: pieces, dir: dir.path().to_path_buf(), rules: none_rules(), progress: false };
+    driver::run(&job).expect("generate tables");
+    dir
+}

@@ -1,0 +1,552 @@
+//! Probing a directory of tables: what engines call.
+//!
+//! [`Tablebase::open`] only lists the directory. Each table file is mapped
+//! the first time a probe needs it (a once-cell per file) and checked then:
+//! header checksum, variant, rule set, material and size. Blocks are
+//! decompressed into a bounded cache shared by all threads; every block's
+//! checksum is checked when it is read.
+//!
+//! Tables store positions with White to move; a position with Black to move
+//! is probed as its colour-flipped twin. Positions where a side has no
+//! pieces are in no table: the side to move has lost if it has none, and
+//! has won if its opponent has none (the opponent could not move).
+//!
+//! Move-limit counters: the values here are those stored, i.e. for fresh
+//! counters (right after a capture or promotion) under the rule set the
+//! tables were built with ([`Tablebase::rules`]). Probing with counters
+//! that have run is the rule set's business (probe/src/rules.rs, to come).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::BuildHasherDefault;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
+
+use crate::board::Color;
+use crate::cache::{BlockCache, CacheStats};
+use crate::format::{FormatError, Header, Kind, TableFile, HEADER_LEN};
+use crate::index::{MenConfig, SliceIndex};
+use crate::material::Material;
+use crate::mmap::MappedFile;
+use crate::movegen::legal_moves;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::value::{Value, Wdl};
+use crate::variant::Variant;
+
+/// The rule set a table was built with, as its header records it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RuleSetId {
+    /// The rule set's name (`none`, `russian`, ...).
+    pub name: String,
+    /// A hash of the rule set file's content.
+    pub hash: u64,
+}
+
+impl fmt::Display for RuleSetId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({:016x})", self.name, self.hash)
+    }
+}
+
+/// The name of a table file: `<variant>-<material>.<wdl|dtc>`, for example
+/// `russian-KKMvK.dtc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TableName {
+    pub variant: Variant,
+    pub material: Material,
+    pub kind: Kind,
+}
+
+impl fmt::Display for TableName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}.{}", self.variant, self.material, self.kind.extension())
+    }
+}
+
+impl FromStr for TableName {
+    type Err = ();
+
+    /// Reads a file name; `Err` for any file that is not a table.
+    fn from_str(name: &str) -> Result<TableName, ()> {
+        let (stem, ext) = name.rsplit_once('.').ok_or(())?;
+        let kind = [Kind::Wdl, Kind::Value].into_iter().find(|k| k.extension() == ext).ok_or(())?;
+        let (variant, material) = stem.split_once('-').ok_or(())?;
+        let material: Material = material.parse().map_err(|_| ())?;
+        if !material.is_contested() {
+            return Err(());
+        }
+        Ok(TableName { variant: variant.parse().map_err(|_| ())?, material, kind })
+    }
+}
+
+/// Why a probe has no answer.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The directory holds no table for this material.
+    #[error("no {kind} table for {material}: expected {}", path.display())]
+    MissingTable { material: Material, kind: &'static str, path: PathBuf },
+    /// More pieces than the largest table in the directory.
+    #[error("{pieces} pieces on the board; the tables hold at most {max}")]
+    TooManyPieces { pieces: u8, max: u8 },
+    /// A table file failed a check: its header, its block index or one
+    /// block (checksum, decompression or a value no table holds).
+    #[error("damaged table {}{}: {source}", path.display(), block.map(|b| format!(", block {b}")).unwrap_or_default())]
+    Damaged {
+        path: PathBuf,
+        block: Option<u32>,
+        #[source]
+        source: FormatError,
+    },
+    /// A table built for another game than the one opened.
+    #[error("{} is a {found} table; this tablebase was opened for {expected}", path.display())]
+    WrongVariant { path: PathBuf, expected: Variant, found: Variant },
+    /// A table built with another rule set than the others (or than the
+    /// one asked for at open time).
+    #[error("{} was built with rule set {found}; expected {expected}", path.display())]
+    WrongRules { path: PathBuf, expected: RuleSetId, found: RuleSetId },
+    /// A file or directory that cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: Arc<io::Error>,
+    },
+    /// Input that is not a legal position (FEN or bitboards from a caller).
+    #[error("invalid position: {0}")]
+    InvalidPosition(String),
+}
+
+impl ProbeError {
+    fn io(path: &Path, err: io::Error) -> ProbeError {
+        ProbeError::Io { path: path.to_path_buf(), source: Arc::new(err) }
+    }
+
+    fn damaged(path: &Path, source: FormatError) -> ProbeError {
+        let block = match source {
+            FormatError::BlockChecksum(b) | FormatError::BlockDecompress(b) | FormatError::BadEntry(b) => Some(b),
+            _ => None,
+        };
+        ProbeError::Damaged { path: path.to_path_buf(), block, source }
+    }
+}
+
+/// How to open a [`Tablebase`].
+#[derive(Clone, Debug)]
+pub struct OpenOptions {
+    /// The game whose tables to use; files of other games are ignored.
+    pub variant: Variant,
+    /// Bytes of decompressed blocks to keep in memory (0: none).
+    pub cache_bytes: usize,
+    /// The rule set every table must have been built with. `None`: the
+    /// rule set of the first readable table; all others must agree.
+    pub rules: Option<RuleSetId>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> OpenOptions {
+        OpenOptions { variant: Variant::Russian, cache_bytes: 64 << 20, rules: None }
+    }
+}
+
+impl OpenOptions {
+    pub fn new(variant: Variant) -> OpenOptions {
+        OpenOptions { variant, ..OpenOptions::default() }
+    }
+
+    pub fn cache_bytes(mut self, bytes: usize) -> OpenOptions {
+        self.cache_bytes = bytes;
+        self
+    }
+
+    pub fn rules(mut self, rules: RuleSetId) -> OpenOptions {
+        self.rules = Some(rules);
+        self
+    }
+}
+
+/// A legal move and what it is worth to the side making it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RankedMove {
+    pub mv: Move,
+    /// The value for the mover after this move; the distance counts this
+    /// move (a capture or promotion has distance 1).
+    pub value: Value,
+}
+
+/// A sort key: better values for the side to move are greater. Wins by
+/// shortest distance, then cursed wins, draws, blessed losses, and losses
+/// by longest distance.
+fn value_order(v: Value) -> (i8, i32) {
+    let d = v.plies.0 as i32;
+    match v.wdl {
+        Wdl::Win | Wdl::CursedWin => (v.wdl as i8, -d),
+        Wdl::Draw => (0, 0),
+        Wdl::BlessedLoss | Wdl::Loss => (v.wdl as i8, d),
+    }
+}
+
+/// A table file, checked and mapped.
+struct Table {
+    file: TableFile<MappedFile>,
+    block_positions: u64,
+}
+
+/// One kind of table of one slice.
+struct TableSlot {
+    present: bool,
+    table: OnceLock<Result<Table, ProbeError>>,
+}
+
+struct Slice {
+    material: Material,
+    index: SliceIndex,
+    /// By [`kind_number`].
+    tables: [TableSlot; 2],
+}
+
+fn kind_number(kind: Kind) -> usize {
+    match kind {
+        Kind::Wdl => 0,
+        Kind::Value => 1,
+    }
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Wdl => "WDL",
+        Kind::Value => "value",
+    }
+}
+
+fn material_key(m: Material) -> u32 {
+    u32::from_le_bytes([m.own_kings, m.own_men, m.opp_kings, m.opp_men])
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<MaterialHasher>>;
+
+/// Hashes the packed material key with one multiplication.
+#[derive(Default)]
+struct MaterialHasher(u64);
+
+impl std::hash::Hasher for MaterialHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Where a position's value comes from.
+enum Located {
+    /// No table needed: a side has no pieces.
+    Decided(Value),
+    Entry { slice: usize, index: u64 },
+}
+
+/// A directory of tables for one game, shared by any number of threads.
+///
+/// ```no_run
+/// use damka::{fen, OpenOptions, Tablebase, Variant, Wdl};
+///
+/// let tb = Tablebase::open("data/tables", OpenOptions::new(Variant::Russian).cache_bytes(32 << 20))?;
+/// let pos = fen::parse("W:WKc3:Bf6", Variant::Russian).unwrap();
+/// assert_eq!(tb.probe_wdl(&pos)?, Wdl::Win);
+/// # Ok::<(), damka::ProbeError>(())
+/// ```
+pub struct Tablebase {
+    dir: PathBuf,
+    variant: Variant,
+    slices: Vec<Slice>,
+    by_material: FastMap<u32, usize>,
+    max_pieces: u8,
+    rules: Option<RuleSetId>,
+    cache: BlockCache,
+}
+
+impl Tablebase {
+    /// Lists the tables of `options.variant` in `dir`. Files are mapped and
+    /// checked when a probe first needs them; only the header of one table
+    /// is read now (to learn the rule set, unless `options.rules` gives it).
+    ///
+    /// Table files are memory-mapped: they must not be changed or truncated
+    /// in place while the tablebase is open (replacing a file by renaming a
+    /// new one over it, as `damka generate` does, is fine).
+    pub fn open(dir: impl AsRef<Path>, options: OpenOptions) -> Result<Tablebase, ProbeError> {
+        let dir = dir.as_ref().to_path_buf();
+        let variant = options.variant;
+        let mut found: Vec<TableName> = Vec::new();
+        for entry in std::fs::read_dir(&dir).map_err(|e| ProbeError::io(&dir, e))? {
+            let entry = entry.map_err(|e| ProbeError::io(&dir, e))?;
+            let Some(name) = entry.file_name().to_str().and_then(|n| n.parse::<TableName>().ok()) else {
+                continue;
+            };
+            if name.variant == variant {
+                found.push(name);
+            }
+        }
+        found.sort_by_key(|n| (n.material.pieces(), n.material, kind_number(n.kind)));
+
+        let mut slices: Vec<Slice> = Vec::new();
+        let mut by_material = FastMap::default();
+        for name in &found {
+            let at = *by_material.entry(material_key(name.material)).or_insert_with(|| {
+                slices.push(Slice {
+                    material: name.material,
+                    index: SliceIndex::new(name.material),
+                    tables: [Kind::Wdl, Kind::Value]
+                        .map(|_| TableSlot { present: false, table: OnceLock::new() }),
+                });
+                slices.len() - 1
+            });
+            slices[at].tables[kind_number(name.kind)].present = true;
+        }
+        let max_pieces = slices.iter().map(|s| s.material.pieces()).max().unwrap_or(0);
+        let rules = options.rules.or_else(|| {
+            found.iter().find_map(|name| read_header(&dir.join(name.to_string())).ok()).map(|h| RuleSetId {
+                name: h.rules_name,
+                hash: h.rules_hash,
+            })
+        });
+        Ok(Tablebase {
+            dir,
+            variant,
+            slices,
+            by_material,
+            max_pieces,
+            rules,
+            cache: BlockCache::new(options.cache_bytes),
+        })
+    }
+
+    /// The game these tables are for.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The directory the tables are in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The rule set the tables were built with (`None` only when the
+    /// directory holds no readable table). Values from
+    /// [`Tablebase::probe_value`] and [`Tablebase::probe_wdl`] are for
+    /// fresh counters under this rule set; `none` means pure values.
+    pub fn rules(&self) -> Option<&RuleSetId> {
+        self.rules.as_ref()
+    }
+
+    /// The most pieces of any table in the directory.
+    pub fn max_pieces(&self) -> u8 {
+        self.max_pieces
+    }
+
+    /// The slices the directory has any table for, fewest pieces first.
+    pub fn materials(&self) -> Vec<Material> {
+        self.slices.iter().map(|s| s.material).collect()
+    }
+
+    /// Hits, misses and memory of the block cache.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// The path where the table of `material` and `kind` is expected.
+    pub fn table_path(&self, material: Material, kind: Kind) -> PathBuf {
+        self.dir.join(TableName { variant: self.variant, material, kind }.to_string())
+    }
+
+    /// The result for the side to move, from the `.wdl` tables.
+    pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        match self.locate(pos)? {
+            Located::Decided(v) => Ok(v.wdl),
+            Located::Entry { slice, index } => {
+                let code = self.entry(slice, Kind::Wdl, index)?;
+                Ok(decode(code).wdl)
+            }
+        }
+    }
+
+    /// The result for the side to move and, for a win or a loss, the plies
+    /// to the next conversion (capture or promotion) with best play, from
+    /// the `.dtc` tables. This is the stored value: for fresh move-limit
+    /// counters under [`Tablebase::rules`].
+    pub fn probe_value(&self, pos: &Position) -> Result<Value, ProbeError> {
+        match self.locate(pos)? {
+            Located::Decided(v) => Ok(v),
+            Located::Entry { slice, index } => Ok(decode(self.entry(slice, Kind::Value, index)?)),
+        }
+    }
+
+    /// Every legal move with its value for the mover, best first: wins by
+    /// shortest distance, then draws, then losses by longest distance.
+    /// Equal moves keep move generation order. Empty when the side to move
+    /// cannot move (it has lost).
+    pub fn rank_moves(&self, pos: &Position) -> Result<Vec<RankedMove>, ProbeError> {
+        let mut ranked = legal_moves(pos, self.variant)
+            .into_iter()
+            .map(|mv| {
+                let after = self.probe_value(&pos.play(&mv))?;
+                Ok(RankedMove { mv, value: after.back_one_ply(mv.is_capture() || mv.promotes()) })
+            })
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        ranked.sort_by_key(|r| std::cmp::Reverse(value_order(r.value)));
+        Ok(ranked)
+    }
+
+    fn locate(&self, pos: &Position) -> Result<Located, ProbeError> {
+        let pos = if pos.turn() == Color::Black { pos.flip() } else { *pos };
+        let material = Material::of(&pos);
+        if material.own_kings + material.own_men == 0 {
+            return Ok(Located::Decided(Value::new(Wdl::Loss, 0)));
+        }
+        if material.opp_kings + material.opp_men == 0 {
+            return Ok(Located::Decided(Value::new(Wdl::Win, 0)));
+        }
+        let Some(&slice) = self.by_material.get(&material_key(material)) else {
+            return Err(self.missing(material, Kind::Wdl));
+        };
+        let index = &self.slices[slice].index;
+        let index = index.config_rank(MenConfig::of(&pos)) * index.kings_per_config() + index.kings_rank_of(&pos);
+        Ok(Located::Entry { slice, index })
+    }
+
+    fn missing(&self, material: Material, kind: Kind) -> ProbeError {
+        if material.pieces() > self.max_pieces {
+            ProbeError::TooManyPieces { pieces: material.pieces(), max: self.max_pieces }
+        } else {
+            ProbeError::MissingTable { material, kind: kind_name(kind), path: self.table_path(material, kind) }
+        }
+    }
+
+    /// The raw entry (result code or packed value) at `index`.
+    #[inline]
+    fn entry(&self, slice: usize, kind: Kind, index: u64) -> Result<u16, ProbeError> {
+        let table = self.table(slice, kind)?;
+        let block = index / table.block_positions;
+        let at = (index % table.block_positions) as usize;
+        let key = (((slice * 2 + kind_number(kind)) as u64) << 32) | block;
+        let load = || {
+            let raw = table.file.read_block(block as u32).and_then(|raw| check_entries(raw, kind, block as u32));
+            raw.map_err(|e| ProbeError::damaged(&self.table_path(self.slices[slice].material, kind), e))
+        };
+        match kind {
+            Kind::Wdl => self.cache.with_block(key, load, |b| b[at] as u16),
+            Kind::Value => self.cache.with_block(key, load, |b| u16::from_le_bytes([b[2 * at], b[2 * at + 1]])),
+        }
+    }
+
+    #[inline]
+    fn table(&self, slice: usize, kind: Kind) -> Result<&Table, ProbeError> {
+        let s = &self.slices[slice];
+        let slot = &s.tables[kind_number(kind)];
+        if !slot.present {
+            return Err(self.missing(s.material, kind));
+        }
+        slot.table.get_or_init(|| self.open_table(s, kind)).as_ref().map_err(Clone::clone)
+    }
+
+    fn open_table(&self, slice: &Slice, kind: Kind) -> Result<Table, ProbeError> {
+        let path = self.table_path(slice.material, kind);
+        let file = TableFile::new(MappedFile::open(&path).map_err(|e| ProbeError::io(&path, e))?)
+            .map_err(|e| ProbeError::damaged(&path, e))?;
+        let h = file.header();
+        if h.variant != self.variant {
+            return Err(ProbeError::WrongVariant { path, expected: self.variant, found: h.variant });
+        }
+        let found = RuleSetId { name: h.rules_name.clone(), hash: h.rules_hash };
+        if let Some(expected) = &self.rules {
+            if *expected != found {
+                return Err(ProbeError::WrongRules { path, expected: expected.clone(), found });
+            }
+        }
+        let bad = |why| Err(ProbeError::damaged(&path, FormatError::BadHeader(why)));
+        if h.material != slice.material {
+            return bad("material does not match the file name");
+        }
+        if h.kind != kind {
+            return bad("value kind does not match the file name");
+        }
+        if h.positions != slice.index.size() {
+            return bad("position count does not match the slice");
+        }
+        let block_positions = h.block_positions as u64;
+        Ok(Table { file, block_positions })
+    }
+}
+
+/// Reads only the header of a table file.
+pub(crate) fn read_header(path: &Path) -> io::Result<Header> {
+    let mut bytes = vec![0; HEADER_LEN];
+    std::fs::File::open(path)?.read_exact(&mut bytes)?;
+    Header::decode(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// Checks that every entry of a decompressed block is a value tables hold,
+/// so that probes can decode entries without checking again.
+fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
+    let valid = match kind {
+        Kind::Wdl => raw.iter().all(|&code| code < 5),
+        Kind::Value => raw.chunks_exact(2).all(|c| Value::unpack(u16::from_le_bytes([c[0], c[1]])).is_some()),
+    };
+    if valid {
+        Ok(raw.into_boxed_slice())
+    } else {
+        Err(FormatError::BadEntry(block))
+    }
+}
+
+/// Decodes an entry already checked by [`check_entries`]. A result code
+/// alone (`.wdl`) decodes as the value with distance 0.
+#[inline]
+fn decode(bits: u16) -> Value {
+    Value::unpack(bits).unwrap_or(Value::DRAW)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_names_round_trip() {
+        let name = TableName { variant: Variant::Russian, material: "KKMvK".parse().unwrap(), kind: Kind::Value };
+        assert_eq!(name.to_string(), "russian-KKMvK.dtc");
+        assert_eq!("russian-KKMvK.dtc".parse(), Ok(name));
+        for bad in ["russian-KKMvK.tmp", "KKMvK.wdl", "chess-KvK.wdl", "russian-Kv.wdl", "russian-KvK"] {
+            assert!(bad.parse::<TableName>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn values_order_best_first() {
+        let order = [
+            Value::new(Wdl::Win, 1),
+            Value::new(Wdl::Win, 9),
+            Value::new(Wdl::CursedWin, 3),
+            Value::DRAW,
+            Value::new(Wdl::BlessedLoss, 2),
+            Value::new(Wdl::Loss, 12),
+            Value::new(Wdl::Loss, 0),
+        ];
+        for pair in order.windows(2) {
+            assert!(value_order(pair[0]) > value_order(pair[1]), "{pair:?}");
+        }
+    }
+
+    #[test]
+    fn tablebase_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Tablebase>();
+    }
+}
