@@ -5,7 +5,8 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 use damka::movegen::{generate, legal_moves, Routes};
-use damka::{notation, perft, Position, Variant};
+use damka::perft::{self, Leaves};
+use damka::{notation, Position, Variant};
 
 use super::parse_fen;
 
@@ -26,6 +27,10 @@ pub struct PerftArgs {
     /// Print the count below each root move first.
     #[arg(long)]
     divide: bool,
+    /// Play every move of the last ply instead of counting the move list
+    /// (the figure to compare with programs that make every leaf).
+    #[arg(long)]
+    make_leaves: bool,
 }
 
 #[derive(Args)]
@@ -44,19 +49,21 @@ pub fn run(args: PerftArgs) -> Result<()> {
         None => Position::start(variant.rules().first_to_move),
     };
     let routes = if args.paths { Routes::Each } else { Routes::Merge };
+    let leaves = if args.make_leaves { Leaves::Made } else { Leaves::Counted };
+    let count = |pos: &Position, depth: u32| perft::perft_with(pos, variant, depth, routes, leaves);
     let started = Instant::now();
     let total = if args.divide {
         let mut moves = Vec::new();
         generate(&pos, variant, routes, &mut moves);
         let mut total = 0;
         for m in &moves {
-            let n = perft::perft(&pos.play(m), variant, args.depth.saturating_sub(1), routes);
+            let n = count(&pos.play(m), args.depth.saturating_sub(1));
             println!("{} {n}", notation::write(m, variant));
             total += n;
         }
         total
     } else {
-        perft::perft(&pos, variant, args.depth, routes)
+        count(&pos, args.depth)
     };
     let secs = started.elapsed().as_secs_f64();
     eprintln!("{:.3} s, {:.1} M leaves/s", secs, total as f64 / secs.max(1e-9) / 1e6);
