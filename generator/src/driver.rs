@@ -6,18 +6,20 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use damka::{Material, Variant};
+use damka::{Material, RuleSet, Variant};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::solver::{solve_pair, Known, Metric, Options};
 use crate::writer::{self, RulesId};
+
 
 /// What to generate.
 pub struct Job {
     pub variant: Variant,
     pub max_pieces: u8,
     pub dir: PathBuf,
-    pub rules: RulesId,
+    /// The draw rules (an empty set for pure values).
+    pub rules: Arc<RuleSet>,
     pub progress: bool,
 }
 
@@ -47,38 +49,41 @@ pub fn run(job: &Job) -> Result<Summary> {
     let pairs = pairs_in_order(job.max_pieces);
     let total: u64 = pairs.iter().map(|m| pair_size(*m)).sum();
 
+    let rules_id = RulesId { name: job.rules.name.clone(), hash: job.rules.hash };
+    let opts = Options { variant: job.variant, metric: Metric::Conversion, rules: Some(job.rules.clone()) };
+    // A rule set means two passes over each pair (pure, then rules).
+    let passes = if job.rules.is_empty() { 1 } else { 2 };
     let bars = MultiProgress::new();
     if !job.progress {
         bars.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let overall = bars.add(ProgressBar::new(total));
+    let overall = bars.add(ProgressBar::new(total * passes));
     overall.set_style(style("all slices"));
 
     let mut known = Known::new();
     let mut summary = Summary::default();
     for (i, &material) in pairs.iter().enumerate() {
         let twin = material.swap();
-        let done = [material, twin].iter().all(|m| writer::is_finished(&job.dir, job.variant, &job.rules, *m));
+        let done = [material, twin].iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m));
         if done {
             for m in distinct(material) {
                 let solved = writer::load(&job.dir, job.variant, m)?;
                 known.insert(m, Arc::new(solved));
             }
             summary.skipped += 1;
-            overall.inc(pair_size(material));
+            overall.inc(pair_size(material) * passes);
             continue;
         }
-        let bar = bars.add(ProgressBar::new(pair_size(material)));
+        let bar = bars.add(ProgressBar::new(pair_size(material) * passes));
         bar.set_style(style(&format!("{material} ({}/{})", i + 1, pairs.len())));
-        let opts = Options { variant: job.variant, metric: Metric::Conversion };
-        let solved = solve_pair(material, opts, &known, &|n| {
+        let solved = solve_pair(material, &opts, &known, &|n| {
             bar.inc(n);
             overall.inc(n);
         });
         bar.finish_and_clear();
         for s in solved {
             let m = s.index.material();
-            summary.bytes += writer::write(&job.dir, job.variant, &job.rules, &s)?;
+            summary.bytes += writer::write(&job.dir, job.variant, &rules_id, &s)?;
             summary.positions += s.index.size();
             summary.slices += 1;
             known.insert(m, Arc::new(s));
@@ -91,7 +96,7 @@ pub fn run(job: &Job) -> Result<Summary> {
 }
 
 /// Solves every slice up to `max_pieces` in memory (for tests and checks).
-pub fn solve_in_memory(opts: Options, max_pieces: u8) -> Known {
+pub fn solve_in_memory(opts: &Options, max_pieces: u8) -> Known {
     let mut known = Known::new();
     for material in pairs_in_order(max_pieces) {
         for s in solve_pair(material, opts, &known, &|_| {}) {

@@ -10,4 +10,5 @@ pub mod cli;
 pub mod driver;
 pub mod naive;
 pub mod solver;
+pub mod unit;
 pub mod writer;

@@ -1,25 +1,24 @@
-//! The retrograde solver of one slice pair.
+//! The solver of one slice pair.
 //!
 //! A slice and its colour-swapped twin (KKMvK and KvKKM) are solved
 //! together: a quiet move leads from one to the other. The work is split by
-//! men configuration. Within a configuration only kings move, and those
-//! moves can be undone, so each configuration is solved by retrograde
-//! iteration over its king placements with both sides to move (a *unit*).
-//! Everything that leaves the unit is an exit whose value is already known:
-//! captures and promotions lead to solved slices, man moves to
-//! configurations that are further advanced and solved first.
+//! men configuration ([`crate::unit`]); configurations are solved most
+//! advanced first, since man moves only go forward, and all those of one
+//! level in parallel.
 //!
-//! Stages per unit: [`Unit::seed`] resolves captures and exits,
-//! [`Unit::iterate`] propagates wins and losses back along king moves in
-//! order of distance; what is never reached is a draw.
+//! Under a rule set a pair is solved twice: once for pure values, once for
+//! the distance to the next counter reset with exits valued under the rules.
+//! [`Verdicts`] then sets each position's rule value from the two: a win
+//! whose reset comes within the limit is a win, a longer one a cursed win.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use damka::index::{MenConfig, SliceIndex};
-use damka::movegen::{generate, has_capture, king_retractions, Routes};
-use damka::{Color, Material, Position, Value, Variant, Wdl};
+use damka::{Color, Material, Move, Position, RuleSet, Value, Variant, Wdl};
 use rayon::prelude::*;
+
+use crate::unit::{Exits, Unit};
 
 /// A solved slice: packed [`Value`]s in index order.
 pub struct Solved {
@@ -28,6 +27,12 @@ pub struct Solved {
 }
 
 impl Solved {
+    fn new(material: Material) -> Solved {
+        let index = SliceIndex::new(material);
+        let values = vec![0; index.size() as usize];
+        Solved { index, values }
+    }
+
     /// The value of `pos`, White to move and of this slice.
     #[inline]
     pub fn value(&self, pos: &Position) -> Value {
@@ -39,75 +44,213 @@ impl Solved {
 /// Slices solved so far, by material.
 pub type Known = HashMap<Material, Arc<Solved>>;
 
-/// Solved slices by a dense material code, for lookups in the hot loop.
-struct Tables<'a> {
-    slots: Vec<Option<&'a Solved>>,
-}
-
-impl<'a> Tables<'a> {
-    fn code(m: Material) -> usize {
-        let c = |n: u8| n as usize;
-        ((c(m.own_kings) * 13 + c(m.own_men)) * 13 + c(m.opp_kings)) * 13 + c(m.opp_men)
-    }
-
-    /// `known`, with the pair being solved on top.
-    fn new(known: &'a Known, pair: &[&'a Solved]) -> Tables<'a> {
-        let mut slots = vec![None; 13 * 13 * 13 * 13];
-        for s in known.values().map(|s| &**s).chain(pair.iter().copied()) {
-            slots[Tables::code(s.index.material())] = Some(s);
-        }
-        Tables { slots }
-    }
-
-    /// The value for the side to move of any position reached from the
-    /// slice being solved.
-    #[inline]
-    fn lookup(&self, pos: &Position) -> Value {
-        let pos = if pos.turn() == Color::Black { pos.flip() } else { *pos };
-        let material = Material::of(&pos);
-        if material.own_kings + material.own_men == 0 {
-            return Value::new(Wdl::Loss, 0);
-        }
-        self.slots[Tables::code(material)]
-            .unwrap_or_else(|| panic!("slice {material} is solved before it is needed"))
-            .value(&pos)
-    }
-}
-
 /// What a distance counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Metric {
-    /// Plies to the next conversion (capture or promotion) or the end of the
-    /// game: what the tables store.
+    /// Plies to the next counter reset (capture or promotion; also a man
+    /// move where only a kings-only limit applies) or the end of the game:
+    /// what the tables store.
     Conversion,
     /// Plies to the end of the game, through conversions: what endgame books
-    /// quote ("wins in 13 moves"). Used to check published figures.
+    /// quote ("wins in 13 moves"). Pure values only; used to check
+    /// published figures.
     End,
 }
 
 /// How to solve.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub variant: Variant,
     pub metric: Metric,
+    /// The draw rules; `None` (or an empty set) for pure values.
+    pub rules: Option<Arc<RuleSet>>,
 }
 
-/// Solves `material` and its twin. Returns one or two solved slices.
-pub fn solve_pair(material: Material, opts: Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
-    let twin = material.swap();
-    let mut slices = vec![new_solved(material)];
-    if twin != material {
-        slices.push(new_solved(twin));
+impl Options {
+    pub fn pure(variant: Variant) -> Options {
+        Options { variant, metric: Metric::Conversion, rules: None }
     }
-    let index = SliceIndex::new(material);
+}
 
-    // Units by progress level, most advanced first: man moves only go up.
+/// How the rules bind in a slice, which decides how it is solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Binding {
+    /// No limit (pure values), or only limits that reset at conversions.
+    Quiet,
+    /// Only a kings-only limit applies and men are on the board: a man move
+    /// resets the count, so it ends a distance like a conversion.
+    KingsOnly,
+    /// A kings-only limit binds beside a quiet one: solve over (position,
+    /// kings-only count) with this limit.
+    Both(u16),
+}
+
+/// Solves `material` and its twin. Returns one or two solved slices with
+/// their final values (rule values under a rule set).
+pub fn solve_pair(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
+    let rules = opts.rules.as_ref().filter(|r| !r.is_empty());
+    let pure = solve(material, opts, known, None, Binding::Quiet, on_level);
+    match rules {
+        None => pure,
+        Some(rules) => {
+            let binding = binding(rules, material);
+            let verdicts = Verdicts { rules, pure: &pure, binding };
+            solve(material, opts, known, Some(&verdicts), binding, on_level)
+        }
+    }
+}
+
+fn binding(rules: &RuleSet, material: Material) -> Binding {
+    // Any position of the slice tells which kings-only limit applies: the
+    // conditions that depend on more than material only touch quiet limits.
+    let pos = SliceIndex::new(material).position(0);
+    let kings_only = rules.kings_only_limit(&pos);
+    let quiet = rules.rules.iter().any(|r| r.counter == damka::rules::Counter::Quiet);
+    let both_kings = material.own_kings > 0 && material.opp_kings > 0;
+    match kings_only {
+        Some(_) if material.men() > 0 && !quiet => Binding::KingsOnly,
+        Some(limit) if material.men() > 0 && both_kings => Binding::Both(limit),
+        _ => Binding::Quiet,
+    }
+}
+
+/// Turns a pair's rule distances into rule values, position by position.
+struct Verdicts<'a> {
+    rules: &'a RuleSet,
+    /// The pure solution of the pair.
+    pure: &'a [Solved],
+    binding: Binding,
+}
+
+impl Verdicts<'_> {
+    /// The rule value of `pos` (White to move) from its rule distance `raw`.
+    fn judge(&self, pos: &Position, raw: Value, slice: usize) -> Value {
+        let pure = self.pure[slice].value(pos);
+        let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
+        let limit = |wins: bool| {
+            let quiet = match self.binding {
+                Binding::KingsOnly => None,
+                _ => self.rules.quiet_limit(pos, wins),
+            };
+            // Without men the two counts are one: both limits bind it.
+            let kings = match self.binding {
+                Binding::KingsOnly => self.rules.kings_only_limit(pos),
+                _ if no_men => self.rules.kings_only_limit(pos),
+                _ => None,
+            };
+            match (quiet, kings) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        };
+        let within = |wins: bool| limit(wins).is_none_or(|l| raw.plies.0 <= l);
+        match (raw.wdl, pure.wdl) {
+            (Wdl::Win, _) if within(true) => raw,
+            (Wdl::Loss, _) if within(false) => raw,
+            (_, Wdl::Win) => Value { wdl: Wdl::CursedWin, plies: pure.plies },
+            (_, Wdl::Loss) => Value { wdl: Wdl::BlessedLoss, plies: pure.plies },
+            _ => Value::DRAW,
+        }
+    }
+}
+
+/// Values of the pair being solved: `raw` distances (for quiet man moves,
+/// which keep the count running) and, under rules, final rule values.
+struct Pair {
+    raw: Vec<Solved>,
+    fin: Option<Vec<Solved>>,
+}
+
+impl Pair {
+    fn finals(&self) -> &[Solved] {
+        self.fin.as_deref().unwrap_or(&self.raw)
+    }
+}
+
+fn solve(
+    material: Material,
+    opts: &Options,
+    known: &Known,
+    verdicts: Option<&Verdicts>,
+    binding: Binding,
+    on_level: &(dyn Fn(u64) + Sync),
+) -> Vec<Solved> {
+    let twin = material.swap();
+    let distinct: Vec<Material> = if twin == material { vec![material] } else { vec![material, twin] };
+    let mut pair = Pair {
+        raw: distinct.iter().map(|&m| Solved::new(m)).collect(),
+        fin: verdicts.map(|_| distinct.iter().map(|&m| Solved::new(m)).collect()),
+    };
+    for configs in levels(material).iter().rev().filter(|l| !l.is_empty()) {
+        let results: Vec<(MenConfig, Vec<u16>, Option<Vec<u16>>)> = {
+            let tables = Tables::new(known, &pair, opts, verdicts.is_some(), binding);
+            let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
+            configs
+                .par_iter()
+                .map(|&config| {
+                    let unit = Unit::new(config, white, black, opts.variant);
+                    let raw = match binding {
+                        Binding::Both(limit) => unit.layered(&tables, limit),
+                        _ => unit.retrograde(&tables),
+                    };
+                    let fin = verdicts.map(|v| {
+                        raw.iter()
+                            .enumerate()
+                            .map(|(local, &packed)| {
+                                let value = Value::unpack(packed).expect("unit packs values");
+                                let (pos, slice) = canonical(unit.position(local), local, unit.white_len(), &pair);
+                                v.judge(&pos, value, slice).pack()
+                            })
+                            .collect()
+                    });
+                    (config, raw, fin)
+                })
+                .collect()
+        };
+        let mut positions = 0;
+        for (config, raw, fin) in results {
+            positions += raw.len() as u64;
+            store(&mut pair.raw, config, &raw);
+            if let (Some(slices), Some(fin)) = (pair.fin.as_mut(), fin) {
+                store(slices, config, &fin);
+            }
+        }
+        on_level(positions);
+    }
+    pair.fin.unwrap_or(pair.raw)
+}
+
+/// A unit's position as its slice stores it (White to move), and which
+/// slice of the pair that is.
+fn canonical(pos: Position, local: usize, white_len: usize, pair: &Pair) -> (Position, usize) {
+    if local < white_len {
+        (pos, 0)
+    } else {
+        (pos.flip(), pair.raw.len() - 1)
+    }
+}
+
+/// Writes a unit's values into the pair: White to move into the first
+/// slice, Black to move (flipped) into the last.
+fn store(slices: &mut [Solved], config: MenConfig, values: &[u16]) {
+    let white_len = slices[0].index.kings_per_config() as usize;
+    let w_start = slices[0].index.config_rank(config) as usize * white_len;
+    slices[0].values[w_start..w_start + white_len].copy_from_slice(&values[..white_len]);
+    let b = slices.len() - 1;
+    let black_len = slices[b].index.kings_per_config() as usize;
+    let b_start = slices[b].index.config_rank(config.flip()) as usize * black_len;
+    slices[b].values[b_start..b_start + black_len].copy_from_slice(&values[white_len..]);
+}
+
+/// The configurations of a slice by progress level. A symmetric slice holds
+/// each unit twice (as a configuration and as its flip); it is listed once.
+fn levels(material: Material) -> Vec<Vec<MenConfig>> {
+    let index = SliceIndex::new(material);
+    let symmetric = material == material.swap();
     let mut levels: Vec<Vec<MenConfig>> = Vec::new();
     for r in 0..index.configs() {
         let config = index.config(r);
-        // A symmetric slice holds each unit twice (as a configuration and
-        // as its flip); solve it once.
-        if twin == material && index.config_rank(config.flip()) < r {
+        if symmetric && index.config_rank(config.flip()) < r {
             continue;
         }
         let level = config.progress() as usize;
@@ -116,224 +259,61 @@ pub fn solve_pair(material: Material, opts: Options, known: &Known, on_level: &(
         }
         levels[level].push(config);
     }
-
-    for configs in levels.iter().rev().filter(|l| !l.is_empty()) {
-        let results: Vec<(MenConfig, Vec<u16>)> = {
-            let pair: Vec<&Solved> = slices.iter().collect();
-            let tables = Tables::new(known, &pair);
-            configs
-                .par_iter()
-                .map(|&config| {
-                    let unit = Unit::new(config, &pair, opts);
-                    let values = unit.solve(&tables);
-                    (config, values)
-                })
-                .collect()
-        };
-        let mut positions = 0;
-        for (config, values) in results {
-            let white_len = slices[0].index.kings_per_config() as usize;
-            let w_start = slices[0].index.config_rank(config) as usize * white_len;
-            slices[0].values[w_start..w_start + white_len].copy_from_slice(&values[..white_len]);
-            let b = slices.len() - 1;
-            let flipped = config.flip();
-            let black_len = slices[b].index.kings_per_config() as usize;
-            let b_start = slices[b].index.config_rank(flipped) as usize * black_len;
-            slices[b].values[b_start..b_start + black_len].copy_from_slice(&values[white_len..]);
-            positions += values.len() as u64;
-        }
-        on_level(positions);
-    }
-    slices
+    levels
 }
 
-fn new_solved(material: Material) -> Solved {
-    let index = SliceIndex::new(material);
-    let values = vec![0; index.size() as usize];
-    Solved { index, values }
-}
-
-/// Bookkeeping of a position in a unit that is not yet final.
-#[derive(Clone, Copy)]
-struct Pending {
-    /// King moves whose successor is not yet known to win for the opponent.
-    open: u8,
-    /// Some move is known not to lose (a drawing move, or a winning exit
-    /// that is waiting in its bucket): the position is no loss.
-    not_lost: bool,
-    /// The longest loss among the moves resolved so far.
-    longest_loss: u16,
-}
-
-const UNSET: u16 = u16::MAX;
-
-/// One men configuration with both sides to move: White to move first (in
-/// the order of the first slice of the pair), then Black to move (in the
-/// order of the second slice, i.e. flipped).
-struct Unit<'a> {
-    config: MenConfig,
-    /// The kings of each position, in the frame of its slice (White to move;
-    /// the second half flipped).
-    kings: Vec<(u32, u32)>,
-    white: &'a SliceIndex,
-    black: &'a SliceIndex,
-    white_len: usize,
-    variant: Variant,
+/// Solved slices by a dense material code, for lookups in the hot loop.
+struct Tables<'a> {
+    /// Final values of every slice, the pair's own included.
+    finals: Vec<Option<&'a Solved>>,
+    /// Distances of the pair being solved, for man moves that do not reset.
+    raw: Vec<Option<&'a Solved>>,
+    rules: bool,
+    man_moves_reset: bool,
     metric: Metric,
 }
 
-impl<'a> Unit<'a> {
-    fn new(config: MenConfig, pair: &[&'a Solved], opts: Options) -> Unit<'a> {
-        let white = &pair[0].index;
-        let black = &pair[pair.len() - 1].index;
-        let mut kings = Vec::with_capacity(white.kings_per_config() as usize + black.kings_per_config() as usize);
-        white.for_each_kings(config.occupied(), |w, b| kings.push((w, b)));
-        black.for_each_kings(config.flip().occupied(), |w, b| kings.push((w, b)));
-        Unit {
-            config,
-            kings,
-            white,
-            black,
-            white_len: white.kings_per_config() as usize,
-            variant: opts.variant,
-            metric: opts.metric,
-        }
+impl<'a> Tables<'a> {
+    fn code(m: Material) -> usize {
+        let c = |n: u8| n as usize;
+        ((c(m.own_kings) * 13 + c(m.own_men)) * 13 + c(m.opp_kings)) * 13 + c(m.opp_men)
     }
 
-    fn len(&self) -> usize {
-        self.kings.len()
-    }
-
-    fn position(&self, local: usize) -> Position {
-        let (w, b) = self.kings[local];
-        if local < self.white_len {
-            self.white.position_with(self.config, w, b)
-        } else {
-            self.black.position_with(self.config.flip(), w, b).map(|p| p.flip())
+    fn new(known: &'a Known, pair: &'a Pair, opts: &Options, rules: bool, binding: Binding) -> Tables<'a> {
+        let mut finals = vec![None; 13 * 13 * 13 * 13];
+        for s in known.values().map(|s| &**s).chain(pair.finals()) {
+            finals[Tables::code(s.index.material())] = Some(s);
         }
-        .expect("enumerated kings fit the slice")
-    }
-
-    fn local(&self, pos: &Position) -> usize {
-        match pos.turn() {
-            Color::White => self.white.kings_rank_of(pos) as usize,
-            Color::Black => self.white_len + self.black.kings_rank_of(&pos.flip()) as usize,
+        let mut raw = vec![None; 13 * 13 * 13 * 13];
+        for s in &pair.raw {
+            raw[Tables::code(s.index.material())] = Some(s);
         }
-    }
-
-    fn solve(&self, tables: &Tables) -> Vec<u16> {
-        let n = self.len();
-        let mut fin = vec![UNSET; n];
-        let mut pending = vec![Pending { open: 0, not_lost: false, longest_loss: 0 }; n];
-        let mut capture = vec![false; n];
-        let mut buckets: Vec<Vec<(u32, u16)>> = Vec::new();
-        self.seed(tables, &mut fin, &mut pending, &mut capture, &mut buckets);
-        self.iterate(&mut fin, &mut pending, &capture, &mut buckets);
-        for v in &mut fin {
-            if *v == UNSET {
-                *v = Value::DRAW.pack();
-            }
-        }
-        fin
-    }
-
-    /// Resolves captures and every move that leaves the unit; positions
-    /// whose value is settled (or has a best exit so far) go into the
-    /// distance buckets.
-    fn seed(
-        &self,
-        tables: &Tables,
-        fin: &mut [u16],
-        pending: &mut [Pending],
-        capture: &mut [bool],
-        buckets: &mut Vec<Vec<(u32, u16)>>,
-    ) {
-        let mut moves = Vec::with_capacity(64);
-        for local in 0..self.len() {
-            let pos = self.position(local);
-            capture[local] = has_capture(&pos, self.variant);
-            generate(&pos, self.variant, Routes::Merge, &mut moves);
-            let mut best_win: Option<u16> = None;
-            let mut draw = false;
-            let mut longest_loss = 0;
-            let mut open = 0;
-            for m in &moves {
-                let is_king = pos.all_kings().contains(m.from());
-                if is_king && !m.is_capture() {
-                    open += 1;
-                    continue;
-                }
-                let converts = (m.is_capture() || m.promotes()) && self.metric == Metric::Conversion;
-                let v = tables.lookup(&pos.play(m)).back_one_ply(converts);
-                match v.wdl {
-                    Wdl::Win => best_win = Some(best_win.map_or(v.plies.0, |b| b.min(v.plies.0))),
-                    Wdl::Draw => draw = true,
-                    Wdl::Loss => longest_loss = longest_loss.max(v.plies.0),
-                    _ => unreachable!("pure values only"),
-                }
-            }
-            pending[local] = Pending { open, not_lost: draw || best_win.is_some(), longest_loss };
-            let settled = if let Some(w) = best_win {
-                Some(Value::new(Wdl::Win, w))
-            } else if open > 0 {
-                None
-            } else if draw {
-                fin[local] = Value::DRAW.pack();
-                None
-            } else {
-                Some(Value::new(Wdl::Loss, longest_loss))
-            };
-            if let Some(v) = settled {
-                push(buckets, local, v);
-            }
-        }
-    }
-
-    /// Finalises positions in order of distance and passes each result back
-    /// to the positions that reach it by a king move.
-    fn iterate(&self, fin: &mut [u16], pending: &mut [Pending], capture: &[bool], buckets: &mut Vec<Vec<(u32, u16)>>) {
-        let mut preds = Vec::with_capacity(64);
-        let mut plies = 0;
-        while plies < buckets.len() {
-            let bucket = std::mem::take(&mut buckets[plies]);
-            for (local, packed) in bucket {
-                let local = local as usize;
-                if fin[local] != UNSET {
-                    continue;
-                }
-                fin[local] = packed;
-                let value = Value::unpack(packed).expect("packed by push");
-                let pos = self.position(local);
-                king_retractions(&pos, self.variant, &mut preds);
-                for pred in &preds {
-                    let p = self.local(pred);
-                    if fin[p] != UNSET || capture[p] {
-                        continue;
-                    }
-                    let back = value.back_one_ply(false);
-                    match back.wdl {
-                        Wdl::Win => push(buckets, p, back),
-                        Wdl::Loss => {
-                            let pend = &mut pending[p];
-                            pend.open -= 1;
-                            pend.longest_loss = pend.longest_loss.max(back.plies.0);
-                            if pend.open == 0 && !pend.not_lost {
-                                push(buckets, p, Value::new(Wdl::Loss, pend.longest_loss));
-                            }
-                        }
-                        _ => unreachable!("only wins and losses are propagated"),
-                    }
-                }
-            }
-            plies += 1;
-        }
+        Tables { finals, raw, rules, man_moves_reset: binding == Binding::KingsOnly, metric: opts.metric }
     }
 }
 
-fn push(buckets: &mut Vec<Vec<(u32, u16)>>, local: usize, v: Value) {
-    let d = v.plies.0 as usize;
-    if buckets.len() <= d {
-        buckets.resize(d + 1, Vec::new());
+impl Exits for Tables<'_> {
+    fn exit(&self, pos: &Position, m: &Move) -> Value {
+        let after = pos.play(m);
+        let after = if after.turn() == Color::Black { after.flip() } else { after };
+        let material = Material::of(&after);
+        let converts = m.is_capture() || m.promotes();
+        let resets = (converts || self.man_moves_reset) && self.metric == Metric::Conversion;
+        if material.own_kings + material.own_men == 0 {
+            return Value::new(Wdl::Loss, 0).back_one_ply(resets);
+        }
+        let code = Tables::code(material);
+        let value = if converts || self.man_moves_reset {
+            let v = self.finals[code].unwrap_or_else(|| panic!("slice {material} is solved before it is needed")).value(&after);
+            // What the rules (or their absence) make of the stored value.
+            let wdl = match v.wdl {
+                Wdl::CursedWin | Wdl::BlessedLoss if self.rules => Wdl::Draw,
+                wdl => wdl.pure(),
+            };
+            Value { wdl, plies: v.plies }
+        } else {
+            self.raw[code].expect("a quiet man move stays in the pair").value(&after)
+        };
+        value.back_one_ply(resets)
     }
-    buckets[d].push((local as u32, v.pack()));
 }

@@ -4,10 +4,26 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use damka::Variant;
+use std::sync::Arc;
+
+use damka::{RuleSet, Variant};
 
 use crate::driver::{self, Job};
-use crate::writer::RulesId;
+
+/// A rule set by preset name or file path; by default the game's own.
+pub fn load_rules(name: Option<&str>, variant: Variant) -> Result<RuleSet> {
+    let name = name.unwrap_or(match variant {
+        Variant::Russian => "russian",
+        Variant::Brazilian => "brazilian",
+        Variant::English => "english",
+        Variant::Pool | Variant::Italian => "none",
+    });
+    if name.ends_with(".toml") {
+        let text = std::fs::read_to_string(name).with_context(|| format!("cannot read rule file {name}"))?;
+        return RuleSet::parse(&text).with_context(|| format!("rule file {name}"));
+    }
+    Ok(RuleSet::preset(name)?)
+}
 
 #[derive(Args)]
 pub struct GenerateArgs {
@@ -20,6 +36,10 @@ pub struct GenerateArgs {
     /// Directory for the tables.
     #[arg(long, default_value = "data/tables")]
     dir: PathBuf,
+    /// Draw rules: a preset (russian, brazilian, english, none) or a .toml
+    /// file. Default: the game's own preset (none for pool and italian).
+    #[arg(long)]
+    rules: Option<String>,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -28,7 +48,6 @@ pub struct GenerateArgs {
     quiet: bool,
 }
 
-const NONE_RULES: &str = include_str!("../../../data/rules/none.toml");
 
 pub fn run(args: GenerateArgs) -> Result<()> {
     if !(2..=7).contains(&args.pieces) {
@@ -37,7 +56,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start worker threads")?;
     }
-    let rules = RulesId { name: "none".into(), hash: damka::format::content_hash(NONE_RULES.as_bytes()) };
+    let rules = Arc::new(load_rules(args.rules.as_deref(), args.variant)?);
     let job = Job { variant: args.variant, max_pieces: args.pieces, dir: args.dir, rules, progress: !args.quiet };
     let s = driver::run(&job)?;
     println!(

@@ -1,0 +1,373 @@
+//! Move-limit draw rules as data (data/rules/*.toml).
+//!
+//! A rule set is a list of rules. Each names the material it applies to,
+//! the counter it watches (`quiet`: plies since the last capture or
+//! promotion; `kings_only`: plies since the last man move or capture) and
+//! its limit, in plies or in moves of the stronger side. When a counter
+//! passes a limit that applies, the game is drawn; a conversion on the very
+//! ply that reaches the limit still counts.
+
+use std::fmt;
+
+use serde::Deserialize;
+
+use crate::board::{Bitboard, Color, Direction, Square};
+use crate::position::Position;
+
+/// The counter a rule watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Counter {
+    /// Plies since the last conversion (capture or promotion).
+    Quiet,
+    /// Plies since the last man move or capture.
+    KingsOnly,
+}
+
+/// The counters of a game state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub quiet: u16,
+    pub kings_only: u16,
+}
+
+/// What one side has, as a rule condition reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Side {
+    kings: u8,
+    men: u8,
+}
+
+/// The material a rule applies to. Every given field must hold.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    /// The stronger side's material, any of these (`KKM` = two kings and a
+    /// man).
+    #[serde(default)]
+    pub strong: Vec<String>,
+    /// The stronger side has at least this many kings (men are allowed).
+    pub strong_kings_min: Option<u8>,
+    /// `"lone-king"`: the other side has one king and nothing else.
+    pub weak: Option<String>,
+    /// Both sides have at least one king.
+    #[serde(default)]
+    pub both_have_kings: bool,
+    /// Total pieces on the board.
+    pub pieces_min: Option<u8>,
+    pub pieces_max: Option<u8>,
+    /// The lone king stood on the main road (a1-h8) when the balance of
+    /// forces arose.
+    #[serde(default)]
+    pub lone_king_on_main_road: bool,
+}
+
+/// One draw rule.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// Short name, e.g. `three-kings`.
+    pub name: String,
+    /// Where the rule comes from (article of the federation rules).
+    #[serde(default)]
+    pub source: String,
+    /// The rule in words.
+    #[serde(default)]
+    pub text: String,
+    /// How damka reads the rule where texts differ, and how to switch.
+    #[serde(default)]
+    pub interpretation: String,
+    pub counter: Counter,
+    pub limit_plies: Option<u16>,
+    /// Moves of the stronger side: counted from the moment the balance
+    /// arose, its N-th move is ply 2N-1 if it moved first, else 2N.
+    pub limit_moves: Option<u16>,
+    #[serde(default)]
+    pub when: Condition,
+    #[serde(skip)]
+    strong: Vec<Side>,
+}
+
+/// A set of draw rules.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSet {
+    pub name: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub source: String,
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<Rule>,
+    /// xxh3 of the file's text: tables record it.
+    #[serde(skip)]
+    pub hash: u64,
+}
+
+/// A rule file that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error("line {line}: {message}")]
+    Syntax { line: usize, message: String },
+    #[error("line {line}: rule '{rule}': {message}")]
+    Rule { line: usize, rule: String, message: String },
+    #[error("unknown rule set '{0}' (presets: russian, brazilian, english, none; or give a .toml file)")]
+    Unknown(String),
+}
+
+const PRESETS: [(&str, &str); 4] = [
+    ("russian", include_str!("../../data/rules/russian.toml")),
+    ("brazilian", include_str!("../../data/rules/brazilian.toml")),
+    ("english", include_str!("../../data/rules/english.toml")),
+    ("none", include_str!("../../data/rules/none.toml")),
+];
+
+impl RuleSet {
+    /// A preset by name.
+    pub fn preset(name: &str) -> Result<RuleSet, RulesError> {
+        let (_, text) =
+            PRESETS.iter().find(|(n, _)| *n == name).ok_or_else(|| RulesError::Unknown(name.to_string()))?;
+        RuleSet::parse(text)
+    }
+
+    /// The names of the presets.
+    pub fn preset_names() -> impl Iterator<Item = &'static str> {
+        PRESETS.iter().map(|(n, _)| *n)
+    }
+
+    /// Parses and checks a rule file.
+    pub fn parse(text: &str) -> Result<RuleSet, RulesError> {
+        let mut set: RuleSet = toml::from_str(text).map_err(|e| RulesError::Syntax {
+            line: e.span().map_or(0, |s| line_of(text, s.start)),
+            message: e.message().to_string(),
+        })?;
+        set.hash = crate::format::content_hash(text.as_bytes());
+        let mut search_from = 0;
+        for rule in &mut set.rules {
+            // The line of each rule, for errors: its `name = "..."` entry.
+            let at = text[search_from..].find(&format!("\"{}\"", rule.name)).map_or(0, |i| i + search_from);
+            search_from = at;
+            let line = line_of(text, at);
+            rule.check().map_err(|message| RulesError::Rule { line, rule: rule.name.clone(), message })?;
+        }
+        Ok(set)
+    }
+
+    /// The plies the side to move has for a conversion that keeps a win (or,
+    /// for `loser`, that the opponent has), from a fresh count at `pos`:
+    /// the tightest quiet limit that applies. `None`: no quiet limit.
+    pub fn quiet_limit(&self, pos: &Position, side_to_move_wins: bool) -> Option<u16> {
+        self.limits(pos, Counter::Quiet, side_to_move_wins, MainRoad::Now)
+    }
+
+    /// The kings-only limit in plies, if a rule for it applies to `pos`.
+    pub fn kings_only_limit(&self, pos: &Position) -> Option<u16> {
+        self.limits(pos, Counter::KingsOnly, true, MainRoad::Now)
+    }
+
+    fn limits(&self, pos: &Position, counter: Counter, side_to_move_wins: bool, road: MainRoad) -> Option<u16> {
+        self.rules
+            .iter()
+            .filter(|r| r.counter == counter)
+            .filter_map(|r| r.limit_for(pos, side_to_move_wins, road))
+            .min()
+    }
+
+    /// Whether some rule's answer depends on where the lone king stood when
+    /// the balance arose (unknown once the quiet count is under way).
+    fn depends_on_main_road(&self, pos: &Position) -> bool {
+        self.rules.iter().any(|r| r.when.lone_king_on_main_road && r.limit_for(pos, true, MainRoad::Assume(true)).is_some())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+/// Where the lone king stood when the balance arose.
+#[derive(Clone, Copy)]
+enum MainRoad {
+    /// Where it stands now (a fresh count).
+    Now,
+    Assume(bool),
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn parse_side(s: &str) -> Option<Side> {
+    let kings = s.bytes().take_while(|&b| b == b'K').count();
+    let men = s[kings..].bytes().take_while(|&b| b == b'M').count();
+    (kings + men == s.len() && kings + men > 0 && kings + men <= 12).then_some(Side { kings: kings as u8, men: men as u8 })
+}
+
+impl Rule {
+    fn check(&mut self) -> Result<(), String> {
+        match (self.limit_plies, self.limit_moves) {
+            (Some(_), Some(_)) => return Err("give limit_plies or limit_moves, not both".into()),
+            (None, None) => return Err("no limit: give limit_plies or limit_moves".into()),
+            (Some(0), _) | (_, Some(0)) => return Err("a limit of 0 would draw every game at once".into()),
+            _ => {}
+        }
+        let w = &self.when;
+        self.strong = w
+            .strong
+            .iter()
+            .map(|s| parse_side(s).ok_or_else(|| format!("strong: '{s}' is not material like KKM")))
+            .collect::<Result<_, _>>()?;
+        if let Some(weak) = &w.weak {
+            if weak != "lone-king" {
+                return Err(format!("weak: '{weak}': the only weak side known is \"lone-king\""));
+            }
+        }
+        if self.limit_moves.is_some() && self.strong.is_empty() && w.strong_kings_min.is_none() {
+            return Err("limit_moves counts moves of the stronger side: say which side that is (strong or strong_kings_min)".into());
+        }
+        if let (Some(lo), Some(hi)) = (w.pieces_min, w.pieces_max) {
+            if lo > hi {
+                return Err(format!("pieces_min {lo} is above pieces_max {hi}"));
+            }
+        }
+        if w.lone_king_on_main_road && w.weak.is_none() {
+            return Err("lone_king_on_main_road needs weak = \"lone-king\"".into());
+        }
+        Ok(())
+    }
+
+    /// The limit in plies this rule sets at `pos` (fresh count), if it
+    /// applies.
+    fn limit_for(&self, pos: &Position, side_to_move_wins: bool, road: MainRoad) -> Option<u16> {
+        let us = pos.turn();
+        let side = |c: Color| Side { kings: pos.kings(c).count() as u8, men: pos.men(c).count() as u8 };
+        let (own, opp) = (side(us), side(us.opponent()));
+        let w = &self.when;
+        let pieces = (own.kings + own.men + opp.kings + opp.men) as u8;
+        if w.pieces_min.is_some_and(|n| pieces < n) || w.pieces_max.is_some_and(|n| pieces > n) {
+            return None;
+        }
+        if w.both_have_kings && (own.kings == 0 || opp.kings == 0) {
+            return None;
+        }
+        let has_strong_side = !self.strong.is_empty() || w.strong_kings_min.is_some() || w.weak.is_some();
+        // Which sides can be the stronger one: (side to move is strong).
+        let mut strong_is_us = None;
+        if has_strong_side {
+            let fits = |strong: Side, weak: Side, weak_color: Color| {
+                (self.strong.is_empty() || self.strong.contains(&strong))
+                    && w.strong_kings_min.is_none_or(|k| strong.kings >= k)
+                    && (w.weak.is_none() || (weak.kings == 1 && weak.men == 0))
+                    && (!w.lone_king_on_main_road
+                        || match road {
+                            MainRoad::Now => on_main_road(pos.kings(weak_color)),
+                            MainRoad::Assume(b) => b,
+                        })
+            };
+            let us_strong = fits(own, opp, us.opponent());
+            let them_strong = fits(opp, own, us);
+            strong_is_us = match (us_strong, them_strong) {
+                (false, false) => return None,
+                (true, false) => Some(true),
+                (false, true) => Some(false),
+                // Symmetric material (a king against a king): count the
+                // moves of whichever side is winning.
+                (true, true) => Some(side_to_move_wins),
+            };
+        }
+        match (self.limit_plies, self.limit_moves) {
+            (Some(p), _) => Some(p),
+            (None, Some(m)) => Some(if strong_is_us == Some(true) { 2 * m - 1 } else { 2 * m }),
+            (None, None) => None,
+        }
+    }
+}
+
+fn on_main_road(kings: Bitboard) -> bool {
+    let a1 = Square::from_coords(0, 0).expect("a1 is dark");
+    let road = crate::board::ray(a1, Direction::NorthEast).squares().iter().fold(a1.bb(), |bb, s| bb.with(*s));
+    (kings & road).has_any()
+}
+
+impl fmt::Display for RuleSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({} rules, hash {:016x})", self.name, self.rules.len(), self.hash)
+    }
+}
+
+/// What a probe with counters can say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The result for the side to move under the rule set, from this state.
+    Exact(crate::Wdl),
+    /// The stored data cannot decide between these two results.
+    Ambiguous(crate::Wdl, crate::Wdl),
+}
+
+impl RuleSet {
+    /// The result of the state (`pos`, `counters`) given the stored fresh
+    /// value of `pos` (result under this rule set and plies to the next
+    /// reset). Exact where the stored data decides it, else
+    /// [`Verdict::Ambiguous`], never a wrong answer.
+    pub fn judge(&self, pos: &Position, fresh: crate::Value, counters: Counters) -> Verdict {
+        use crate::Wdl;
+        if counters == Counters::default() {
+            return Verdict::Exact(fresh.wdl);
+        }
+        let wins = matches!(fresh.wdl, Wdl::Win | Wdl::CursedWin);
+        let loses = matches!(fresh.wdl, Wdl::Loss | Wdl::BlessedLoss);
+        if !wins && !loses {
+            // Counters only take chances away: a draw stays a draw.
+            return Verdict::Exact(Wdl::Draw);
+        }
+        let d = fresh.plies.0;
+        let (good, saved) = if wins { (Wdl::Win, Wdl::CursedWin) } else { (Wdl::Loss, Wdl::BlessedLoss) };
+        if matches!(fresh.wdl, Wdl::CursedWin | Wdl::BlessedLoss) {
+            // Even a fresh count does not leave enough plies.
+            return Verdict::Exact(saved);
+        }
+        // The limit that applied when the count started: the side that moved
+        // first since then is the side to move now if the count is even.
+        let first_mover_is_us = counters.quiet % 2 == 0;
+        let limit = |road: MainRoad| {
+            self.rules
+                .iter()
+                .filter(|r| r.counter == Counter::Quiet)
+                .filter_map(|r| r.limit_for(pos, wins, road).map(|l| (r, l)))
+                .map(|(r, l)| match (r.limit_moves, first_mover_is_us) {
+                    // limit_for assumed the side to move moved first.
+                    (Some(m), false) => if l == 2 * m - 1 { 2 * m } else { 2 * m - 1 },
+                    _ => l,
+                })
+                .min()
+        };
+        let quiet_ok = |road| limit(road).is_none_or(|l| d as u32 + counters.quiet as u32 <= l as u32);
+        let kings_only = self.kings_only_limit(pos);
+        let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
+        let kings_ok = match kings_only {
+            None => Some(true),
+            // Without men both counters restart together: the count is the
+            // same, and the stored distance was judged against both.
+            Some(l) if no_men => Some(d as u32 + counters.kings_only.max(counters.quiet) as u32 <= l as u32),
+            // The winning line reaches its reset before the kings-only count
+            // runs out: the count cannot matter.
+            Some(l) if d as u32 + counters.kings_only as u32 <= l as u32 => Some(true),
+            // Otherwise the stored distance (for a fresh kings-only count)
+            // cannot say whether another line fits.
+            Some(_) => None,
+        };
+        let answer = |road| match (quiet_ok(road), kings_ok) {
+            (false, _) => Some(saved),
+            (true, Some(true)) => Some(good),
+            (true, Some(false)) => Some(saved),
+            (true, None) => None,
+        };
+        let roads: &[MainRoad] =
+            if self.depends_on_main_road(pos) { &[MainRoad::Assume(true), MainRoad::Assume(false)] } else { &[MainRoad::Now] };
+        let answers: Vec<Option<Wdl>> = roads.iter().map(|&r| answer(r)).collect();
+        match answers.as_slice() {
+            [Some(a)] => Verdict::Exact(*a),
+            [Some(a), Some(b)] if a == b => Verdict::Exact(*a),
+            _ => Verdict::Ambiguous(good, saved),
+        }
+    }
+}
