@@ -1,0 +1,289 @@
+//! The probe library against generated tables: it returns the stored
+//! values for both colours, ranks moves consistently with them, reports
+//! damaged and missing files as such (never a wrong value), and answers the
+//! same from many threads as from one.
+
+mod support;
+
+use std::path::Path;
+
+use damka::format::{Kind, BLOCK_ENTRY_LEN, HEADER_LEN};
+use damka::{fen, Material, OpenOptions, Position, ProbeError, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl};
+use damka_generator::writer;
+
+fn open(dir: &Path, cache_bytes: usize) -> Tablebase {
+    Tablebase::open(dir, OpenOptions::new(Variant::Russian).cache_bytes(cache_bytes)).expect("open the tables")
+}
+
+fn positions(material: Material) -> impl Iterator<Item = Position> {
+    let index = SliceIndex::new(material);
+    (0..index.size()).map(move |i| index.position(i))
+}
+
+/// Every position of every slice with its stored value, White to move.
+fn stored_values(dir: &Path, variant: Variant, tb: &Tablebase) -> Vec<(Position, Value)> {
+    let mut all = Vec::new();
+    for material in tb.materials() {
+        let solved = writer::load(dir, variant, material).expect("load a slice");
+        all.extend(positions(material).map(|pos| (pos, solved.value(&pos))));
+    }
+    all
+}
+
+fn check_against_stored_values(variant: Variant) {
+    let tables = support::generate("probe-values", variant, 3);
+    let tb = Tablebase::open(tables.path(), OpenOptions::new(variant).cache_bytes(1 << 20)).unwrap();
+    assert_eq!(tb.max_pieces(), 3);
+    assert_eq!(tb.rules().map(|r| r.name.as_str()), Some("none"));
+    let stored = stored_values(tables.path(), variant, &tb);
+    assert!(stored.len() > 100_000);
+    for (pos, value) in &stored {
+        assert_eq!(tb.probe_value(pos).unwrap(), *value, "{pos:?}");
+        assert_eq!(tb.probe_wdl(pos).unwrap(), value.wdl, "{pos:?}");
+        // Black to move: the same position turned round.
+        assert_eq!(tb.probe_value(&pos.flip()).unwrap(), *value, "{:?}", pos.flip());
+        let ranked = tb.rank_moves(pos).unwrap();
+        match ranked.first() {
+            // The best move is worth the position's value.
+            Some(best) => assert_eq!(best.value, *value, "{pos:?}: {ranked:?}"),
+            None => assert_eq!(*value, Value::new(Wdl::Loss, 0), "{pos:?} has no move"),
+        }
+    }
+}
+
+#[test]
+fn probes_return_the_stored_values_and_rank_moves_by_them() {
+    check_against_stored_values(Variant::Russian);
+}
+
+#[test]
+fn probes_return_the_stored_values_in_english_checkers() {
+    check_against_stored_values(Variant::English);
+}
+
+#[test]
+fn moves_are_ranked_best_first() {
+    let tables = support::generate("probe-rank", Variant::Russian, 3);
+    let tb = open(tables.path(), 1 << 20);
+    // White: kings c3 and e1; Black: a man on f6. Taking it wins at once.
+    let pos = fen::parse("W:WKc3,Ke1:Bf6", Variant::Russian).unwrap();
+    let ranked = tb.rank_moves(&pos).unwrap();
+    assert_eq!(ranked[0].value, Value::new(Wdl::Win, 1));
+    assert!(ranked[0].mv.is_capture());
+    let key = |v: Value| match v.wdl {
+        Wdl::Win => (2, -(v.plies.0 as i32)),
+        Wdl::Draw => (0, 0),
+        _ => (-2, v.plies.0 as i32),
+    };
+    assert!(ranked.windows(2).all(|w| key(w[0].value) >= key(w[1].value)), "{ranked:?}");
+    // No piece left for the side to move: lost, no table needed.
+    let lost = fen::parse("W:W:Bf6", Variant::Russian).unwrap();
+    assert_eq!(tb.probe_value(&lost).unwrap(), Value::new(Wdl::Loss, 0));
+    assert_eq!(tb.probe_wdl(&lost.flip()).unwrap(), Wdl::Loss);
+    // No piece left for the opponent: the side to move has won.
+    let won = fen::parse("B:W:Bf6", Variant::Russian).unwrap();
+    assert_eq!(tb.probe_value(&won).unwrap(), Value::new(Wdl::Win, 0));
+    assert!(tb.rank_moves(&lost).unwrap().is_empty());
+}
+
+/// Copies the tables to a new directory, changes one file there with
+/// `damage`, and probes every position of that file's slice: each answer
+/// is the stored one or a `Damaged` error naming the file. Returns the
+/// errors.
+fn probe_damaged(
+    tables: &Path,
+    stored: &[(Position, Value)],
+    material: Material,
+    kind: Kind,
+    damage: impl FnOnce(&mut Vec<u8>),
+) -> Vec<ProbeError> {
+    let copy = support::TempDir::new("probe-damaged");
+    for entry in std::fs::read_dir(tables).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), copy.path().join(entry.file_name())).unwrap();
+    }
+    let name = format!("russian-{material}.{}", kind.extension());
+    let path = copy.path().join(&name);
+    let mut bytes = std::fs::read(&path).unwrap();
+    damage(&mut bytes);
+    std::fs::write(&path, &bytes).unwrap();
+
+    let tb = open(copy.path(), 1 << 20);
+    let mut errors = Vec::new();
+    for (pos, value) in stored.iter().filter(|(pos, _)| Material::of(pos) == material) {
+        let answer = match kind {
+            Kind::Wdl => tb.probe_wdl(pos).map(|w| Value::new(w, value.plies.0)),
+            Kind::Value => tb.probe_value(pos),
+        };
+        match answer {
+            // The WDL file holds no distance: compare what it holds.
+            Ok(v) => assert_eq!(v, *value, "{name}: {pos:?} misread"),
+            Err(e @ ProbeError::Damaged { .. }) => {
+                assert!(e.to_string().contains(&name), "{e}");
+                errors.push(e);
+            }
+            Err(e) => panic!("{name}: {pos:?}: {e}"),
+        }
+    }
+    errors
+}
+
+fn block_offset(bytes: &[u8], block: usize) -> usize {
+    let at = HEADER_LEN + block * BLOCK_ENTRY_LEN;
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize
+}
+
+fn blocks_of(err: &ProbeError) -> Option<u32> {
+    match err {
+        ProbeError::Damaged { block, .. } => *block,
+        _ => None,
+    }
+}
+
+#[test]
+fn damaged_files_are_reported_never_misread() {
+    let tables = support::generate("probe-damage", Variant::Russian, 3);
+    let tb = open(tables.path(), 1 << 20);
+    let stored = stored_values(tables.path(), Variant::Russian, &tb);
+    // The largest 3-piece slice: its distance file has several blocks.
+    let material: Material = "KKvK".parse().unwrap();
+    let positions = stored.iter().filter(|(p, _)| Material::of(p) == material).count();
+
+    for kind in [Kind::Wdl, Kind::Value] {
+        // Header: every byte is covered by the header checksum.
+        for at in [0, 9, 13, 17, 30, 45, 53, 70, HEADER_LEN - 1] {
+            let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b[at] ^= 0x10);
+            assert_eq!(errors.len(), positions, "{kind:?}: header byte {at}");
+            assert!(errors.iter().all(|e| blocks_of(e).is_none()));
+        }
+        // Block index: an offset, a length and a checksum of block 0.
+        for at in [0, 8, 12, 19] {
+            let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b[HEADER_LEN + at] ^= 0x01);
+            assert!(!errors.is_empty(), "{kind:?}: index byte {at}");
+        }
+        // Inside block 0's compressed bytes: that block only is refused.
+        let errors = probe_damaged(tables.path(), &stored, material, kind, |b| {
+            let at = block_offset(b, 0) + 5;
+            b[at] = !b[at];
+        });
+        assert!(!errors.is_empty() && errors.iter().all(|e| blocks_of(e) == Some(0)), "{kind:?}: {errors:?}");
+        // Truncated: the last block is gone, or the file is cut in the header.
+        let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b.truncate(b.len() - 1));
+        assert_eq!(errors.len(), positions, "{kind:?}: truncated by one byte");
+        let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b.truncate(HEADER_LEN / 2));
+        assert_eq!(errors.len(), positions, "{kind:?}: truncated in the header");
+        let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b.clear());
+        assert_eq!(errors.len(), positions, "{kind:?}: empty");
+    }
+    // Only the damaged file's slice is affected.
+    let copy = support::TempDir::new("probe-damaged-other");
+    for entry in std::fs::read_dir(tables.path()).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), copy.path().join(entry.file_name())).unwrap();
+    }
+    std::fs::write(copy.path().join("russian-KKvK.wdl"), b"not a table").unwrap();
+    let tb = open(copy.path(), 1 << 20);
+    let intact = open(tables.path(), 1 << 20);
+    let kvk = fen::parse("W:WKa1:BKh2", Variant::Russian).unwrap();
+    assert_eq!(tb.probe_wdl(&kvk).unwrap(), intact.probe_wdl(&kvk).unwrap());
+    let kkvk = fen::parse("W:WKa1,Kc1:BKh8", Variant::Russian).unwrap();
+    assert!(matches!(tb.probe_wdl(&kkvk), Err(ProbeError::Damaged { .. })));
+    assert!(tb.probe_value(&kkvk).is_ok());
+}
+
+#[test]
+fn missing_slices_answer_what_they_can_and_name_what_is_missing() {
+    let tables = support::generate("probe-missing", Variant::Russian, 3);
+    std::fs::remove_file(tables.path().join("russian-KvKM.wdl")).unwrap();
+    std::fs::remove_file(tables.path().join("russian-KvKM.dtc")).unwrap();
+    std::fs::remove_file(tables.path().join("russian-KMvK.dtc")).unwrap();
+    let tb = open(tables.path(), 1 << 20);
+
+    let kvk = fen::parse("W:WKa1:BKh2", Variant::Russian).unwrap();
+    assert!(tb.probe_wdl(&kvk).is_ok());
+    assert!(tb.rank_moves(&kvk).is_ok());
+
+    // KvKM is gone entirely; KMvK (the same pieces, Black to move) has
+    // its WDL table but not its distance table.
+    let kvkm = fen::parse("W:WKa1:BKh8,h6", Variant::Russian).unwrap();
+    match tb.probe_wdl(&kvkm) {
+        Err(ProbeError::MissingTable { material, path, .. }) => {
+            assert_eq!(material.to_string(), "KvKM");
+            assert_eq!(path, tables.path().join("russian-KvKM.wdl"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let message = tb.probe_wdl(&kvkm).unwrap_err().to_string();
+    assert!(message.contains("KvKM") && message.contains("russian-KvKM.wdl"), "{message}");
+    let kmvk = fen::parse("B:WKa1:BKh8,h6", Variant::Russian).unwrap();
+    assert!(tb.probe_wdl(&kmvk).is_ok());
+    match tb.probe_value(&kmvk) {
+        Err(ProbeError::MissingTable { path, .. }) => assert_eq!(path, tables.path().join("russian-KMvK.dtc")),
+        other => panic!("{other:?}"),
+    }
+    // Ranking needs every successor: Black's moves lead into KvKM.
+    assert!(matches!(tb.rank_moves(&kmvk), Err(ProbeError::MissingTable { .. })));
+
+    let four = fen::parse("W:WKa1,Kc1:BKh8,Kf8", Variant::Russian).unwrap();
+    match tb.probe_wdl(&four) {
+        Err(ProbeError::TooManyPieces { pieces: 4, max: 3 }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn tables_of_another_variant_or_rule_set_are_refused() {
+    let tables = support::generate("probe-foreign", Variant::Russian, 2);
+    let pos = fen::parse("W:WKa1:BKh2", Variant::Russian).unwrap();
+
+    // A Russian table under an English name.
+    std::fs::copy(tables.path().join("russian-KvK.wdl"), tables.path().join("english-KvK.wdl")).unwrap();
+    let english = Tablebase::open(tables.path(), OpenOptions::new(Variant::English)).unwrap();
+    match english.probe_wdl(&pos) {
+        Err(ProbeError::WrongVariant { expected: Variant::English, found: Variant::Russian, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+
+    let other_rules = RuleSetId { name: "russian".into(), hash: 42 };
+    let tb = Tablebase::open(tables.path(), OpenOptions::new(Variant::Russian).rules(other_rules.clone())).unwrap();
+    match tb.probe_wdl(&pos) {
+        Err(ProbeError::WrongRules { expected, found, .. }) => {
+            assert_eq!(expected, other_rules);
+            assert_eq!(found.name, "none");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(tb.rules(), Some(&other_rules));
+}
+
+#[test]
+fn eight_threads_answer_as_one() {
+    let tables = support::generate("probe-threads", Variant::Russian, 3);
+    let positions: Vec<Position> = {
+        let tb = open(tables.path(), 0);
+        tb.materials().into_iter().flat_map(positions).flat_map(|p| [p, p.flip()]).collect()
+    };
+    let single = open(tables.path(), 64 << 20);
+    let expected: Vec<(Value, Wdl)> =
+        positions.iter().map(|p| (single.probe_value(p).unwrap(), single.probe_wdl(p).unwrap())).collect();
+
+    // A cache far smaller than the tables: threads evict each other's blocks.
+    let shared = open(tables.path(), 128 << 10);
+    std::thread::scope(|scope| {
+        for t in 0..8 {
+            let (shared, positions, expected) = (&shared, &positions, &expected);
+            scope.spawn(move || {
+                // Each thread walks the positions from its own starting point.
+                let n = positions.len();
+                for k in 0..n {
+                    let i = (k + t * n / 8) % n;
+                    let p = &positions[i];
+                    let got = (shared.probe_value(p).unwrap(), shared.probe_wdl(p).unwrap());
+                    assert_eq!(got, expected[i], "thread {t}: {p:?}");
+                }
+            });
+        }
+    });
+    let stats = shared.cache_stats();
+    assert!(stats.evictions > 0 && stats.bytes <= 128 << 10, "{stats:?}");
+}
