@@ -94,6 +94,14 @@ fn brazilian_and_english_up_to_three_pieces() {
     }
 }
 
+/// Distance to the end up to 4 pieces: a minute on two cores. Run by
+/// scripts/check-naive-5.
+#[test]
+#[ignore]
+fn russian_up_to_four_pieces_distance_to_end() {
+    assert_eq!(check(Variant::Russian, Metric::End, 4, false), 6_408_836);
+}
+
 /// All Russian 5-piece slices (and the smaller ones they need): minutes on
 /// two cores. Run by scripts/check-naive-5.
 #[test]
