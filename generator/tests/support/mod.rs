@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-use damka::Variant;
+use damka::{RuleSet, Variant};
 use damka_generator::driver::{self, Job};
-use damka_generator::writer::RulesId;
 
 /// A directory under the system's temporary directory, removed on drop.
 pub struct TempDir(PathBuf);
@@ -34,17 +34,17 @@ impl Drop for TempDir {
     }
 }
 
-/// The rule set `damka generate` records today: pure values.
-pub fn none_rules() -> RulesId {
-    let text = include_str!("../../../data/rules/none.toml");
-    RulesId { name: "none".into(), hash: damka::format::content_hash(text.as_bytes()) }
+/// Generates the tables of `variant` with up to `pieces` pieces and pure
+/// values (rule set `none`) into a new temporary directory.
+pub fn generate(name: &str, variant: Variant, pieces: u8) -> TempDir {
+    generate_with_rules(name, variant, pieces, "none")
 }
 
-/// Generates the tables of `variant` with up to `pieces` pieces into a new
-/// temporary directory.
-pub fn generate(name: &str, variant: Variant, pieces: u8) -> TempDir {
+/// Generates tables under the preset rule set `rules`.
+pub fn generate_with_rules(name: &str, variant: Variant, pieces: u8, rules: &str) -> TempDir {
     let dir = TempDir::new(name);
-    let job = Job { variant, max_pieces: pieces, dir: dir.path().to_path_buf(), rules: none_rules(), progress: false };
+    let rules = Arc::new(RuleSet::preset(rules).expect("a preset rule set"));
+    let job = Job { variant, max_pieces: pieces, dir: dir.path().to_path_buf(), rules, progress: false };
     driver::run(&job).expect("generate tables");
     dir
 }
