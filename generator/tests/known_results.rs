@@ -21,10 +21,10 @@ fn kings_against_a_king(metric: Metric) -> &'static Known {
 
 /// Each pair after the ones its captures reach.
 fn solve_kings(metric: Metric) -> Known {
-    let opts = Options { variant: Variant::Russian, metric };
+    let opts = Options { variant: Variant::Russian, metric, rules: None };
     let mut known = Known::new();
     for text in ["KvK", "KKvK", "KKKvK"] {
-        for solved in solve_pair(text.parse().expect("material"), opts, &known, &|_| {}) {
+        for solved in solve_pair(text.parse().expect("material"), &opts, &known, &|_| {}) {
             known.insert(solved.index.material(), Arc::new(solved));
         }
     }

@@ -51,7 +51,7 @@ fn compare_pair(main: &Known, naive: &Tables, pair: Material, variant: Variant) 
 /// `verbose`: a line per slice pair.
 fn check(variant: Variant, metric: Metric, max_pieces: u8, verbose: bool) -> u64 {
     let started = Instant::now();
-    let main = solve_in_memory(Options { variant, metric }, max_pieces);
+    let main = solve_in_memory(&Options { variant, metric, rules: None }, max_pieces);
     let main_seconds = started.elapsed().as_secs_f64();
     if verbose {
         eprintln!("main solver: {main_seconds:.1} s");
