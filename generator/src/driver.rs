@@ -121,7 +121,7 @@ fn pair_size(material: Material) -> u64 {
 /// Drops solved slices that no remaining pair can reach: a pair only
 /// reaches slices with fewer pieces (captures) or with one man fewer
 /// (promotions); the swapped twin of each remaining pair counts too.
-fn release_unneeded(known: &mut Known, remaining: &[Material]) {
+pub(crate) fn release_unneeded(known: &mut Known, remaining: &[Material]) {
     known.retain(|m, _| {
         remaining.iter().any(|r| m.pieces() < r.pieces() || (m.pieces() == r.pieces() && m.men() + 1 == r.men()))
     });

@@ -6,6 +6,7 @@
 //! exits first, then retrograde iteration), [`writer`] compresses and writes
 //! the tables.
 
+pub mod audit;
 pub mod cli;
 pub mod driver;
 pub mod naive;

@@ -33,6 +33,11 @@ impl Solved {
         Solved { index, values }
     }
 
+    /// A copy (the audit keeps pure values where no rule set makes others).
+    pub fn copy(&self) -> Solved {
+        Solved { index: self.index.clone(), values: self.values.clone() }
+    }
+
     /// The value of `pos`, White to move and of this slice.
     #[inline]
     pub fn value(&self, pos: &Position) -> Value {
@@ -74,7 +79,7 @@ impl Options {
 
 /// How the rules bind in a slice, which decides how it is solved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Binding {
+pub(crate) enum Binding {
     /// No limit (pure values), or only limits that reset at conversions.
     Quiet,
     /// Only a kings-only limit applies and men are on the board: a man move
@@ -88,19 +93,34 @@ enum Binding {
 /// Solves `material` and its twin. Returns one or two solved slices with
 /// their final values (rule values under a rule set).
 pub fn solve_pair(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
-    let rules = opts.rules.as_ref().filter(|r| !r.is_empty());
+    let both = solve_pair_both(material, opts, known, on_level);
+    both.rules.unwrap_or(both.pure)
+}
+
+/// Both solutions of a slice pair.
+pub struct PairSolution {
+    /// Pure values with distances to conversion.
+    pub pure: Vec<Solved>,
+    /// Rule values; `None` without a rule set.
+    pub rules: Option<Vec<Solved>>,
+}
+
+/// Solves `material` and its twin for pure values and, under a rule set,
+/// for rule values too (the audit compares the two).
+pub fn solve_pair_both(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> PairSolution {
     let pure = solve(material, opts, known, None, Binding::Quiet, on_level);
-    match rules {
-        None => pure,
+    match opts.rules.as_ref().filter(|r| !r.is_empty()) {
+        None => PairSolution { pure, rules: None },
         Some(rules) => {
             let binding = binding(rules, material);
             let verdicts = Verdicts { rules, pure: &pure, binding };
-            solve(material, opts, known, Some(&verdicts), binding, on_level)
+            let rules = solve(material, opts, known, Some(&verdicts), binding, on_level);
+            PairSolution { pure, rules: Some(rules) }
         }
     }
 }
 
-fn binding(rules: &RuleSet, material: Material) -> Binding {
+pub(crate) fn binding(rules: &RuleSet, material: Material) -> Binding {
     // Any position of the slice tells which kings-only limit applies: the
     // conditions that depend on more than material only touch quiet limits.
     let pos = SliceIndex::new(material).position(0);
@@ -111,6 +131,27 @@ fn binding(rules: &RuleSet, material: Material) -> Binding {
         Some(_) if material.men() > 0 && !quiet => Binding::KingsOnly,
         Some(limit) if material.men() > 0 && both_kings => Binding::Both(limit),
         _ => Binding::Quiet,
+    }
+}
+
+/// The plies within which a reset must come at `pos` (a fresh count) for
+/// the side to move to win (`wins`) or its opponent to win, under `binding`.
+pub(crate) fn reset_limit(rules: &RuleSet, binding: Binding, pos: &Position, wins: bool) -> Option<u16> {
+    let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
+    let quiet = match binding {
+        Binding::KingsOnly => None,
+        _ => rules.quiet_limit(pos, wins),
+    };
+    // Without men the two counts are one: both limits bind it. With men and
+    // a quiet limit the kings-only count lives in the solved state instead.
+    let kings = match binding {
+        Binding::KingsOnly => rules.kings_only_limit(pos),
+        _ if no_men => rules.kings_only_limit(pos),
+        _ => None,
+    };
+    match (quiet, kings) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -126,29 +167,16 @@ impl Verdicts<'_> {
     /// The rule value of `pos` (White to move) from its rule distance `raw`.
     fn judge(&self, pos: &Position, raw: Value, slice: usize) -> Value {
         let pure = self.pure[slice].value(pos);
-        let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
-        let limit = |wins: bool| {
-            let quiet = match self.binding {
-                Binding::KingsOnly => None,
-                _ => self.rules.quiet_limit(pos, wins),
-            };
-            // Without men the two counts are one: both limits bind it.
-            let kings = match self.binding {
-                Binding::KingsOnly => self.rules.kings_only_limit(pos),
-                _ if no_men => self.rules.kings_only_limit(pos),
-                _ => None,
-            };
-            match (quiet, kings) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            }
-        };
+        let limit = |wins: bool| reset_limit(self.rules, self.binding, pos, wins);
         let within = |wins: bool| limit(wins).is_none_or(|l| raw.plies.0 <= l);
+        // A saved result keeps the rule distance that was too long, or 0
+        // where no reset can be forced at all (docs/FORMAT.md).
+        let over = if raw.wdl == Wdl::Draw { 0 } else { raw.plies.0 };
         match (raw.wdl, pure.wdl) {
             (Wdl::Win, _) if within(true) => raw,
             (Wdl::Loss, _) if within(false) => raw,
-            (_, Wdl::Win) => Value { wdl: Wdl::CursedWin, plies: pure.plies },
-            (_, Wdl::Loss) => Value { wdl: Wdl::BlessedLoss, plies: pure.plies },
+            (_, Wdl::Win) => Value::new(Wdl::CursedWin, over),
+            (_, Wdl::Loss) => Value::new(Wdl::BlessedLoss, over),
             _ => Value::DRAW,
         }
     }

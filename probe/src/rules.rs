@@ -160,6 +160,12 @@ impl RuleSet {
         self.limits(pos, Counter::Quiet, side_to_move_wins, MainRoad::Now)
     }
 
+    /// The rules that apply to `pos` (a fresh count) with their limits in
+    /// plies, for the side to move winning or losing.
+    pub fn applicable(&self, pos: &Position, side_to_move_wins: bool) -> Vec<(&Rule, u16)> {
+        self.rules.iter().filter_map(|r| r.limit_for(pos, side_to_move_wins, MainRoad::Now).map(|l| (r, l))).collect()
+    }
+
     /// The kings-only limit in plies, if a rule for it applies to `pos`.
     pub fn kings_only_limit(&self, pos: &Position) -> Option<u16> {
         self.limits(pos, Counter::KingsOnly, true, MainRoad::Now)

@@ -1,5 +1,6 @@
 //! The `damka` command line: one module per subcommand.
 
+mod audit;
 mod generate;
 mod info;
 mod perft;
@@ -36,6 +37,9 @@ enum Command {
     Probe(probe::ProbeArgs),
     /// Which variants, rule sets and slices a directory holds.
     Info(info::InfoArgs),
+    /// Per slice: wins against the draw-rule limits, what the limits turn
+    /// into draws, examples, and a picture of the win lengths.
+    Audit(audit::AuditArgs),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -47,6 +51,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(args) => stats::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Info(args) => info::run(args),
+        Command::Audit(args) => audit::run(args),
     }
 }
 

@@ -1,0 +1,254 @@
+//! The draw-rule audit: for each slice, how long its wins are against the
+//! limits of a rule set, how many wins a limit turns into draws, and an
+//! example of each.
+//!
+//! The audit solves the slices in memory for both pure and rule values, so
+//! any rule set can be audited without writing tables for it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use damka::rules::Counter;
+use damka::{fen, RuleSet, Value, Variant, Wdl};
+use serde::Serialize;
+
+use crate::driver::{pairs_in_order, release_unneeded};
+use crate::solver::{binding, reset_limit, solve_pair_both, Known, Metric, Options, Solved};
+
+/// A rule that applies to some winning position of a slice.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppliedRule {
+    pub name: String,
+    /// The limit in plies, smallest and largest over the slice's positions
+    /// (moves-of-the-stronger-side limits differ by who moves first).
+    pub min_plies: u16,
+    pub max_plies: u16,
+}
+
+/// What the audit finds in one slice (side to move's view).
+#[derive(Debug, Clone, Serialize)]
+pub struct SliceAudit {
+    pub material: String,
+    pub positions: u64,
+    pub pure_wins: u64,
+    pub rule_wins: u64,
+    /// Pure wins the rules turn into draws.
+    pub cursed_wins: u64,
+    /// Pure losses the rules save.
+    pub blessed_losses: u64,
+    /// Plies to the next conversion in the longest pure win.
+    pub longest_pure_win: u16,
+    pub longest_pure_win_fen: Option<String>,
+    /// Plies to the next reset in the longest win under the rules.
+    pub longest_rule_win: u16,
+    pub longest_rule_win_fen: Option<String>,
+    /// The cursed win with the longest pure distance.
+    pub cursed_win_fen: Option<String>,
+    /// The limit on the rule distance that binds most of the slice's pure
+    /// wins, in plies (where a kings-only limit binds beside a quiet one,
+    /// the quiet one: the kings-only count is part of the solved state).
+    pub limit_plies: Option<u16>,
+    pub rules: Vec<AppliedRule>,
+    /// Pure wins by plies to conversion: (plies, count).
+    pub pure_win_lengths: Vec<(u16, u64)>,
+    /// Rule wins by plies to reset: (plies, count).
+    pub rule_win_lengths: Vec<(u16, u64)>,
+}
+
+/// The audit of every slice up to `max_pieces`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Audit {
+    pub variant: String,
+    pub rules: String,
+    pub rules_hash: String,
+    pub slices: Vec<SliceAudit>,
+}
+
+/// Solves and audits every slice with up to `max_pieces` pieces.
+/// `on_pair` is told each pair's positions as it is done.
+pub fn run(variant: Variant, rules: Arc<RuleSet>, max_pieces: u8, on_pair: &(dyn Fn(u64) + Sync)) -> Audit {
+    let opts = Options { variant, metric: Metric::Conversion, rules: Some(rules.clone()) };
+    let mut known = Known::new();
+    let mut slices = Vec::new();
+    let pairs = pairs_in_order(max_pieces);
+    for (i, &material) in pairs.iter().enumerate() {
+        let both = solve_pair_both(material, &opts, &known, on_pair);
+        let finals = both.rules.unwrap_or_else(|| both.pure.iter().map(Solved::copy).collect());
+        for (pure, fin) in both.pure.iter().zip(&finals) {
+            slices.push(audit_slice(variant, &rules, pure, fin));
+        }
+        for s in finals {
+            known.insert(s.index.material(), Arc::new(s));
+        }
+        release_unneeded(&mut known, &pairs[i + 1..]);
+    }
+    Audit { variant: variant.to_string(), rules: rules.name.clone(), rules_hash: format!("{:016x}", rules.hash), slices }
+}
+
+fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -> SliceAudit {
+    let material = pure.index.material();
+    let mut a = SliceAudit {
+        material: material.to_string(),
+        positions: pure.index.size(),
+        pure_wins: 0,
+        rule_wins: 0,
+        cursed_wins: 0,
+        blessed_losses: 0,
+        longest_pure_win: 0,
+        longest_pure_win_fen: None,
+        longest_rule_win: 0,
+        longest_rule_win_fen: None,
+        cursed_win_fen: None,
+        limit_plies: None,
+        rules: Vec::new(),
+        pure_win_lengths: Vec::new(),
+        rule_win_lengths: Vec::new(),
+    };
+    let (mut pure_hist, mut rule_hist) = (BTreeMap::new(), BTreeMap::new());
+    let mut limits: BTreeMap<u16, u64> = BTreeMap::new();
+    let binding = binding(rules, material);
+    let both_kings = material.own_kings > 0 && material.opp_kings > 0;
+    let mut applied: BTreeMap<String, (u16, u16)> = BTreeMap::new();
+    let (mut longest_pure, mut longest_rule, mut longest_cursed) = (None, None, None::<(u16, u64)>);
+    for (i, (&p, &f)) in pure.values.iter().zip(&fin.values).enumerate() {
+        let (p, f) = (unpack(p), unpack(f));
+        match f.wdl {
+            Wdl::CursedWin => a.cursed_wins += 1,
+            Wdl::BlessedLoss => a.blessed_losses += 1,
+            _ => {}
+        }
+        if p.wdl != Wdl::Win {
+            continue;
+        }
+        let i = i as u64;
+        a.pure_wins += 1;
+        *pure_hist.entry(p.plies.0).or_insert(0u64) += 1;
+        if longest_pure.is_none_or(|(d, _)| p.plies.0 > d) {
+            longest_pure = Some((p.plies.0, i));
+        }
+        if f.wdl == Wdl::Win {
+            a.rule_wins += 1;
+            *rule_hist.entry(f.plies.0).or_insert(0u64) += 1;
+            if longest_rule.is_none_or(|(d, _)| f.plies.0 > d) {
+                longest_rule = Some((f.plies.0, i));
+            }
+        } else if longest_cursed.is_none_or(|(d, _)| p.plies.0 > d) {
+            longest_cursed = Some((p.plies.0, i));
+        }
+        let pos = pure.index.position(i);
+        if let Some(l) = reset_limit(rules, binding, &pos, true) {
+            *limits.entry(l).or_insert(0) += 1;
+        }
+        // A kings-only count cannot grow while a side has no king to move.
+        let here = rules.applicable(&pos, true).into_iter().filter(|(r, _)| r.counter == Counter::Quiet || both_kings);
+        for (rule, l) in here {
+            let e = applied.entry(rule.name.clone()).or_insert((l, l));
+            *e = (e.0.min(l), e.1.max(l));
+        }
+    }
+    let fen_of = |i: u64| fen::write(&pure.index.position(i), variant);
+    (a.longest_pure_win, a.longest_pure_win_fen) = longest_pure.map_or((0, None), |(d, i)| (d, Some(fen_of(i))));
+    (a.longest_rule_win, a.longest_rule_win_fen) = longest_rule.map_or((0, None), |(d, i)| (d, Some(fen_of(i))));
+    a.cursed_win_fen = longest_cursed.map(|(_, i)| fen_of(i));
+    a.limit_plies = limits.iter().max_by_key(|(_, n)| **n).map(|(l, _)| *l);
+    a.rules = applied.into_iter().map(|(name, (lo, hi))| AppliedRule { name, min_plies: lo, max_plies: hi }).collect();
+    a.pure_win_lengths = pure_hist.into_iter().collect();
+    a.rule_win_lengths = rule_hist.into_iter().collect();
+    a
+}
+
+fn unpack(v: u16) -> Value {
+    Value::unpack(v).expect("solver packs values")
+}
+
+/// The report as text: one line a slice with its wins against its limit.
+pub fn report(audit: &Audit) -> String {
+    let mut out = format!("damka audit: {} with rule set {} ({})\n", audit.variant, audit.rules, audit.rules_hash);
+    out.push_str(&format!(
+        "{:<9} {:>11} {:>11} {:>9} {:>9} {:>16} {:>16} {:>12}  {}\n",
+        "slice", "pure wins", "rule wins", "cursed", "blessed", "longest pure", "longest rule", "limit", "rules"
+    ));
+    let moves = |plies: u16| format!("{} ({}m)", plies, plies.div_ceil(2));
+    for s in &audit.slices {
+        let rules: Vec<String> = s.rules.iter().map(|r| r.name.clone()).collect();
+        out.push_str(&format!(
+            "{:<9} {:>11} {:>11} {:>9} {:>9} {:>16} {:>16} {:>12}  {}\n",
+            s.material,
+            s.pure_wins,
+            s.rule_wins,
+            s.cursed_wins,
+            s.blessed_losses,
+            moves(s.longest_pure_win),
+            moves(s.longest_rule_win),
+            s.limit_plies.map_or("-".to_string(), moves),
+            rules.join(", ")
+        ));
+        if let Some(f) = &s.cursed_win_fen {
+            out.push_str(&format!("          cursed win, e.g. {f}\n"));
+        }
+    }
+    let cursed: u64 = audit.slices.iter().map(|s| s.cursed_wins).sum();
+    let wins: u64 = audit.slices.iter().map(|s| s.pure_wins).sum();
+    out.push_str(&format!(
+        "{} slices; {cursed} of {wins} pure wins ({:.3}%) are drawn by the rules\n",
+        audit.slices.len(),
+        100.0 * cursed as f64 / wins.max(1) as f64
+    ));
+    out
+}
+
+/// The distribution of win lengths per slice against its limit, as SVG:
+/// one small chart a slice that has wins, pure wins in grey, wins under
+/// the rules in blue, the limit as a red line.
+pub fn plot(audit: &Audit) -> String {
+    let charts: Vec<&SliceAudit> = audit.slices.iter().filter(|s| s.pure_wins > 0).collect();
+    let (w, h, cols) = (240.0, 130.0, 4usize);
+    let rows = charts.len().div_ceil(cols);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"10\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"10\" y=\"18\" font-size=\"14\">Win lengths (plies to reset) per slice, {} rules ({}): grey pure, blue under the rules, red the limit</text>\n",
+        cols as f64 * w,
+        rows as f64 * h + 30.0,
+        audit.rules,
+        audit.variant
+    );
+    for (n, s) in charts.iter().enumerate() {
+        let (x0, y0) = ((n % cols) as f64 * w + 30.0, (n / cols) as f64 * h + 40.0);
+        let (pw, ph) = (w - 45.0, h - 40.0);
+        let max_len = s.longest_pure_win.max(s.longest_rule_win).max(s.limit_plies.unwrap_or(0)).max(1) as f64;
+        let max_count = s.pure_win_lengths.iter().map(|(_, c)| *c).max().unwrap_or(1) as f64;
+        svg.push_str(&format!(
+            "<text x=\"{x0}\" y=\"{}\">{} ({} pure wins, {} cursed)</text>\n<rect x=\"{x0}\" y=\"{y0}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#999\"/>\n",
+            y0 - 4.0,
+            s.material,
+            s.pure_wins,
+            s.cursed_wins
+        ));
+        let bar = pw / (max_len + 1.0);
+        for (lengths, color) in [(&s.pure_win_lengths, "#bbb"), (&s.rule_win_lengths, "#3366cc")] {
+            for &(d, c) in lengths.iter() {
+                let bh = ph * (c as f64 / max_count);
+                svg.push_str(&format!(
+                    "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"/>\n",
+                    x0 + d as f64 * bar,
+                    y0 + ph - bh,
+                    (bar * 0.8).max(0.5),
+                    bh
+                ));
+            }
+        }
+        if let Some(l) = s.limit_plies {
+            let x = x0 + l as f64 * bar + bar * 0.9;
+            svg.push_str(&format!(
+                "<line x1=\"{x:.1}\" y1=\"{y0}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"red\"/><text x=\"{:.1}\" y=\"{}\" fill=\"red\">{l}</text>\n",
+                y0 + ph,
+                x + 2.0,
+                y0 + 10.0
+            ));
+        }
+        svg.push_str(&format!("<text x=\"{x0}\" y=\"{}\">0</text><text x=\"{:.1}\" y=\"{}\" text-anchor=\"end\">{max_len} plies</text>\n", y0 + ph + 11.0, x0 + pw, y0 + ph + 11.0));
+    }
+    svg.push_str("</svg>\n");
+    svg
+}

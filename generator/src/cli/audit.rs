@@ -1,0 +1,66 @@
+//! `damka audit`: how long the wins of each ending are against the limits.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use damka::{Material, SliceIndex, Variant};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::generate::load_rules;
+use crate::audit;
+use crate::driver::pairs_in_order;
+
+#[derive(Args)]
+pub struct AuditArgs {
+    /// Game: russian, brazilian, pool, english or italian.
+    #[arg(long, default_value = "russian")]
+    variant: Variant,
+    /// Draw rules: a preset (russian, brazilian, english, none) or a .toml
+    /// file. Default: the game's own preset.
+    #[arg(long)]
+    rules: Option<String>,
+    /// Largest number of pieces.
+    #[arg(long, default_value_t = 5)]
+    pieces: u8,
+    /// Print JSON instead of the report.
+    #[arg(long)]
+    json: bool,
+    /// Write the distribution of win lengths per slice as an SVG picture.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Hide the progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(args: AuditArgs) -> Result<()> {
+    if !(2..=6).contains(&args.pieces) {
+        bail!("--pieces {}: the audit solves in memory, for 2 to 6 pieces", args.pieces);
+    }
+    let rules = Arc::new(load_rules(args.rules.as_deref(), args.variant)?);
+    // Each pair is solved twice (pure, then under the rules).
+    let total: u64 = pairs_in_order(args.pieces)
+        .iter()
+        .flat_map(|&m| if m == m.swap() { vec![m] } else { vec![m, m.swap()] })
+        .map(|m: Material| SliceIndex::new(m).size() * 2)
+        .sum();
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    bar.set_style(
+        ProgressStyle::with_template("auditing [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions, eta {eta}")
+            .expect("valid template"),
+    );
+    let result = audit::run(args.variant, rules, args.pieces, &|n| bar.inc(n));
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print!("{}", audit::report(&result));
+    }
+    if let Some(path) = args.plot {
+        std::fs::write(&path, audit::plot(&result)).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
