@@ -31,7 +31,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value = "russian")]
     variant: Variant,
     /// Largest number of pieces on the board.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 5)]
     pieces: u8,
     /// Directory for the tables.
     #[arg(long, default_value = "data/tables")]
