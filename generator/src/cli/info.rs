@@ -1,17 +1,180 @@
-//! `damka info` (being written).
+//! `damka info`: which variants, rule sets and slices a directory holds,
+//! with their sizes. Reads only the file names and headers.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{Context, Result};
 use clap::Args;
+use damka::format::{Header, Kind, HEADER_LEN};
+use damka::{Material, TableName, Variant};
+use serde_json::json;
 
 #[derive(Args)]
 pub struct InfoArgs {
     /// Directory of the tables.
     #[arg(long, default_value = "data/tables")]
     dir: PathBuf,
+    /// Only this game's tables (default: every game in the directory).
+    #[arg(long)]
+    variant: Option<Variant>,
+    /// Print JSON (keys: dir, sets, problems).
+    #[arg(long)]
+    json: bool,
+}
+
+/// The two files of one slice, as far as they are there.
+#[derive(Default)]
+struct Slice {
+    positions: u64,
+    wdl_bytes: Option<u64>,
+    dtc_bytes: Option<u64>,
+}
+
+/// Tables of one variant built with one rule set.
+type SetKey = (Variant, String, u64);
+
+struct Listing {
+    sets: BTreeMap<SetKey, BTreeMap<(u8, Material), Slice>>,
+    /// Table files that cannot be described, with the reason.
+    problems: Vec<(String, String)>,
+}
+
+fn read_header(path: &Path) -> Result<Header> {
+    let mut bytes = vec![0; HEADER_LEN];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| if e.kind() == std::io::ErrorKind::UnexpectedEof { anyhow::anyhow!("shorter than a header") } else { e.into() })?;
+    Ok(Header::decode(&bytes)?)
+}
+
+fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
+    let mut listing = Listing { sets: BTreeMap::new(), problems: Vec::new() };
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("cannot read {}", dir.display()))?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(name) = file_name.parse::<TableName>() else { continue };
+        if only.is_some_and(|v| v != name.variant) {
+            continue;
+        }
+        let header = match read_header(&entry.path()) {
+            Ok(h) => h,
+            Err(e) => {
+                listing.problems.push((file_name, format!("unreadable header: {e:#}")));
+                continue;
+            }
+        };
+        if header.variant != name.variant || header.material != name.material || header.kind != name.kind {
+            let what = format!("header says {}", TableName { variant: header.variant, material: header.material, kind: header.kind });
+            listing.problems.push((file_name, what));
+            continue;
+        }
+        let bytes = entry.metadata().with_context(|| format!("cannot stat {file_name}"))?.len();
+        let set = listing.sets.entry((name.variant, header.rules_name.clone(), header.rules_hash)).or_default();
+        let slice = set.entry((name.material.pieces(), name.material)).or_default();
+        slice.positions = header.positions;
+        match name.kind {
+            Kind::Wdl => slice.wdl_bytes = Some(bytes),
+            Kind::Value => slice.dtc_bytes = Some(bytes),
+        }
+    }
+    Ok(listing)
+}
+
+fn per_byte(positions: u64, bytes: Option<u64>) -> Option<f64> {
+    bytes.filter(|&b| b > 0).map(|b| positions as f64 / b as f64)
 }
 
 pub fn run(args: InfoArgs) -> Result<()> {
-    bail!("damka info is not built yet ({})", args.dir.display())
+    let listing = scan(&args.dir, args.variant)?;
+    if args.json {
+        print_json(&args.dir, &listing)
+    } else {
+        print_text(&args.dir, &listing);
+        Ok(())
+    }
+}
+
+fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
+    let sets: Vec<_> = listing
+        .sets
+        .iter()
+        .map(|((variant, rules, hash), slices)| {
+            let slices: Vec<_> = slices
+                .iter()
+                .map(|((pieces, material), s)| {
+                    json!({
+                        "material": material.to_string(),
+                        "pieces": pieces,
+                        "positions": s.positions,
+                        "wdl_bytes": s.wdl_bytes,
+                        "dtc_bytes": s.dtc_bytes,
+                        "wdl_positions_per_byte": per_byte(s.positions, s.wdl_bytes),
+                        "dtc_positions_per_byte": per_byte(s.positions, s.dtc_bytes),
+                    })
+                })
+                .collect();
+            json!({
+                "variant": variant.name(),
+                "rules": { "name": rules, "hash": format!("{hash:016x}") },
+                "slices": slices,
+            })
+        })
+        .collect();
+    let problems: Vec<_> = listing.problems.iter().map(|(file, why)| json!({ "file": file, "problem": why })).collect();
+    let report = json!({ "dir": dir.display().to_string(), "sets": sets, "problems": problems });
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
+
+fn print_text(dir: &Path, listing: &Listing) {
+    if listing.sets.is_empty() && listing.problems.is_empty() {
+        println!("{}: no tables", dir.display());
+        return;
+    }
+    let bytes = |b: Option<u64>| b.map_or("missing".to_string(), |b| b.to_string());
+    let ratio = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.1}"));
+    for ((variant, rules, hash), slices) in &listing.sets {
+        let positions: u64 = slices.values().map(|s| s.positions).sum();
+        let wdl: u64 = slices.values().filter_map(|s| s.wdl_bytes).sum();
+        let dtc: u64 = slices.values().filter_map(|s| s.dtc_bytes).sum();
+        let max = slices.keys().map(|(p, _)| *p).max().unwrap_or(0);
+        println!(
+            "{variant}, rule set {rules} ({hash:016x}): {} slices up to {max} pieces, {positions} positions",
+            slices.len()
+        );
+        println!("  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9}", "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte");
+        for ((_, material), s) in slices {
+            println!(
+                "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9}",
+                material.to_string(),
+                s.positions,
+                bytes(s.wdl_bytes),
+                ratio(per_byte(s.positions, s.wdl_bytes)),
+                bytes(s.dtc_bytes),
+                ratio(per_byte(s.positions, s.dtc_bytes)),
+            );
+        }
+        println!(
+            "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9}",
+            "total",
+            positions,
+            wdl,
+            ratio(per_byte(positions, Some(wdl))),
+            dtc,
+            ratio(per_byte(positions, Some(dtc))),
+        );
+    }
+    if !listing.problems.is_empty() {
+        println!("problems:");
+        for (file, why) in &listing.problems {
+            println!("  {file}: {why}");
+        }
+    }
 }

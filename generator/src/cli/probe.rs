@@ -1,17 +1,110 @@
-//! `damka probe` (being written).
+//! `damka probe`: a position's value and every legal move's, from the
+//! tables.
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
+use damka::{notation, Material, OpenOptions, RankedMove, RuleSetId, Tablebase, Value, Variant, Wdl};
+use serde_json::json;
+
+use super::generate::load_rules;
+use super::parse_fen;
 
 #[derive(Args)]
 pub struct ProbeArgs {
+    /// The position as FEN: `W:W21,22,K5:B1,2` or, in Russian and
+    /// Brazilian, `W:WKc3:Bf6`.
+    fen: String,
+    /// Game: russian, brazilian, pool, english or italian.
+    #[arg(long, default_value = "russian")]
+    variant: Variant,
     /// Directory of the tables.
     #[arg(long, default_value = "data/tables")]
     dir: PathBuf,
+    /// The rule set the tables must have been built with (a preset name
+    /// or a .toml file). Default: whatever the tables record.
+    #[arg(long)]
+    rules: Option<String>,
+    /// Plies since the last capture or promotion.
+    #[arg(long, default_value_t = 0)]
+    quiet: u16,
+    /// Plies since the last man move or capture.
+    #[arg(long, default_value_t = 0)]
+    kings_only: u16,
+    /// Print JSON (keys: fen, variant, material, rules, value, moves).
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: ProbeArgs) -> Result<()> {
-    bail!("damka probe is not built yet ({})", args.dir.display())
+    if args.quiet > 0 || args.kings_only > 0 {
+        bail!(
+            "--quiet {} --kings-only {}: probing with running move-limit counters needs the rule-aware \
+             probe, which damka probe does not use yet; the stored values are for fresh counters \
+             (--quiet 0 --kings-only 0)",
+            args.quiet,
+            args.kings_only
+        );
+    }
+    let pos = parse_fen(&args.fen, args.variant)?;
+    let mut options = OpenOptions::new(args.variant).cache_bytes(4 << 20);
+    if let Some(name) = &args.rules {
+        let rules = load_rules(Some(name), args.variant)?;
+        options = options.rules(RuleSetId { name: rules.name, hash: rules.hash });
+    }
+    let tb = Tablebase::open(&args.dir, options).with_context(|| format!("cannot open tables in {}", args.dir.display()))?;
+    let value = tb.probe_value(&pos)?;
+    let moves = tb.rank_moves(&pos)?;
+    let material = Material::of(&if pos.turn() == damka::Color::Black { pos.flip() } else { pos });
+    let fen = damka::fen::write(&pos, args.variant);
+    if args.json {
+        let report = json!({
+            "fen": fen,
+            "variant": args.variant.name(),
+            "material": material.to_string(),
+            "rules": tb.rules().map(|r| json!({ "name": r.name, "hash": format!("{:016x}", r.hash) })),
+            "value": value_json(value),
+            "moves": moves.iter().map(|m| move_json(m, args.variant)).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    let rules = tb.rules().map_or("unknown".to_string(), |r| r.name.clone());
+    println!("{fen}  ({}, {material}, rule set {rules}, fresh counters)", args.variant);
+    println!("value: {}", describe(value));
+    if moves.is_empty() {
+        println!("no legal move: the side to move has lost");
+        return Ok(());
+    }
+    let width = moves.iter().map(|m| notation::write(&m.mv, args.variant).len()).max().unwrap_or(4).max(4);
+    println!("{:<width$}  {:<12}  plies", "move", "value");
+    for m in &moves {
+        let plies = if m.value.wdl == Wdl::Draw { "-".to_string() } else { m.value.plies.0.to_string() };
+        println!("{:<width$}  {:<12}  {plies}", notation::write(&m.mv, args.variant), m.value.wdl.name());
+    }
+    Ok(())
+}
+
+/// "win, 7 plies to the next capture or promotion".
+fn describe(v: Value) -> String {
+    match v.wdl {
+        Wdl::Draw => "draw".to_string(),
+        wdl if v.plies.0 == 0 => format!("{wdl} (game over)"),
+        wdl => format!("{wdl}, {} plies to the next capture or promotion", v.plies.0),
+    }
+}
+
+fn value_json(v: Value) -> serde_json::Value {
+    json!({ "wdl": v.wdl.name(), "plies": v.plies.0 })
+}
+
+fn move_json(m: &RankedMove, variant: Variant) -> serde_json::Value {
+    json!({
+        "move": notation::write(&m.mv, variant),
+        "wdl": m.value.wdl.name(),
+        "plies": m.value.plies.0,
+        "capture": m.mv.is_capture(),
+        "promotion": m.mv.promotes(),
+    })
 }
