@@ -4,12 +4,15 @@
 //! The pipeline, in the order a run goes through it: [`driver`] chooses the
 //! slices and their order, [`solver`] solves each slice pair (captures and
 //! exits first, then retrograde iteration), [`writer`] compresses and writes
-//! the tables.
+//! the tables. [`stats`] counts what the written tables hold, finding the
+//! files through [`catalog`].
 
 pub mod audit;
+pub mod catalog;
 pub mod cli;
 pub mod driver;
 pub mod naive;
 pub mod solver;
+pub mod stats;
 pub mod unit;
 pub mod writer;

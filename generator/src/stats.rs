@@ -1,0 +1,208 @@
+//! `damka stats`: what each slice's table holds, counted from the written
+//! `.dtc` files (not from their headers; `damka verify` checks that the two
+//! agree). The JSON keys are documented in docs/STATS.md.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Result};
+use damka::format::{Counts, Kind};
+use damka::{fen, SliceIndex, Value, Variant};
+use serde::Serialize;
+
+use crate::catalog::{self, SliceId};
+
+/// The figures of one slice, from the side to move's view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SliceStats {
+    pub variant: String,
+    /// Material from the side to move: `KKMvK`.
+    pub material: String,
+    pub pieces: u8,
+    /// The rule set the table was built with.
+    pub rules: String,
+    pub positions: u64,
+    pub wins: u64,
+    pub cursed_wins: u64,
+    pub draws: u64,
+    pub blessed_losses: u64,
+    pub losses: u64,
+    /// The longest win (plies to conversion) and the first position in
+    /// index order that has it; `None` if the slice has no win.
+    pub longest_win: Option<Example>,
+    /// The same for losses.
+    pub longest_loss: Option<Example>,
+}
+
+/// A distance and a position (FEN, White to move) at that distance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Example {
+    pub plies: u16,
+    pub fen: String,
+}
+
+/// What a table's packed values hold: the count of each result, the
+/// longest win and loss, and the entries that are no value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub counts: Counts,
+    /// The longest win in plies and the first index that has it.
+    pub longest_win: Option<(u16, u64)>,
+    /// The same for losses.
+    pub longest_loss: Option<(u16, u64)>,
+    /// Entries that unpack to no value, and the first of them (index, bits).
+    pub invalid: u64,
+    pub first_invalid: Option<(u64, u16)>,
+}
+
+impl Tally {
+    pub fn of(values: &[u16]) -> Tally {
+        // By result, Loss (-2) first: count, longest distance, where.
+        let mut by_result = [(0u64, None::<(u16, u64)>); 5];
+        let mut tally = Tally::default();
+        for (i, &bits) in values.iter().enumerate() {
+            let Some(v) = Value::unpack(bits) else {
+                tally.invalid += 1;
+                tally.first_invalid.get_or_insert((i as u64, bits));
+                continue;
+            };
+            let (count, longest) = &mut by_result[(v.wdl as i8 + 2) as usize];
+            *count += 1;
+            if longest.is_none_or(|(plies, _)| v.plies.0 > plies) {
+                *longest = Some((v.plies.0, i as u64));
+            }
+        }
+        let [loss, blessed, draw, cursed, win] = by_result;
+        tally.counts =
+            Counts { wins: win.0, cursed_wins: cursed.0, draws: draw.0, blessed_losses: blessed.0, losses: loss.0 };
+        (tally.longest_win, tally.longest_loss) = (win.1, loss.1);
+        tally
+    }
+
+    /// The longest win and loss in plies, 0 where there is none (as table
+    /// headers record them).
+    pub fn longest_plies(&self) -> (u16, u16) {
+        (self.longest_win.map_or(0, |w| w.0), self.longest_loss.map_or(0, |l| l.0))
+    }
+}
+
+/// The statistics of every slice in `dir` (of `variant` only, if given), in
+/// dependency order.
+pub fn collect(dir: &Path, variant: Option<Variant>) -> Result<Vec<SliceStats>> {
+    catalog::slices(dir, variant)?.into_iter().map(|id| slice(dir, id)).collect()
+}
+
+/// The statistics of one slice, from its `.dtc` file.
+pub fn slice(dir: &Path, id: SliceId) -> Result<SliceStats> {
+    let path = id.path(dir, Kind::Value);
+    let loaded = catalog::load(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let tally = Tally::of(&loaded.packed());
+    if let Some((i, bits)) = tally.first_invalid {
+        bail!("{}: entry {i} is not a value ({bits:#06x})", path.display());
+    }
+    let index = SliceIndex::new(id.material);
+    let example = |found: Option<(u16, u64)>| {
+        found.map(|(plies, i)| Example { plies, fen: fen::write(&index.position(i), id.variant) })
+    };
+    let c = tally.counts;
+    Ok(SliceStats {
+        variant: id.variant.to_string(),
+        material: id.material.to_string(),
+        pieces: id.material.pieces(),
+        rules: loaded.header.rules_name.clone(),
+        positions: loaded.header.positions,
+        wins: c.wins,
+        cursed_wins: c.cursed_wins,
+        draws: c.draws,
+        blessed_losses: c.blessed_losses,
+        losses: c.losses,
+        longest_win: example(tally.longest_win),
+        longest_loss: example(tally.longest_loss),
+    })
+}
+
+/// The statistics as JSON: an array with one object per slice.
+pub fn to_json(stats: &[SliceStats]) -> String {
+    serde_json::to_string_pretty(stats).expect("plain data serialises")
+}
+
+/// The statistics as a table for people, one block per variant and rule
+/// set, with a total line.
+pub fn to_table(stats: &[SliceStats]) -> String {
+    let mut out = String::new();
+    let mut rest = stats;
+    while let Some(first) = rest.first() {
+        let n = rest.iter().take_while(|s| s.variant == first.variant && s.rules == first.rules).count();
+        let (group, tail) = rest.split_at(n);
+        rest = tail;
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{}, rule set {}", first.variant, first.rules);
+        let _ = writeln!(
+            out,
+            "{:<10} {:>12} {:>12} {:>9} {:>12} {:>9} {:>12}  {:>8}  {:>9}  longest win, example",
+            "slice", "positions", "wins", "cursed", "draws", "blessed", "losses", "max win", "max loss"
+        );
+        for s in group {
+            let plies = |e: &Option<Example>| e.as_ref().map_or("-".to_string(), |e| e.plies.to_string());
+            let example = s.longest_win.as_ref().map_or("", |e| e.fen.as_str());
+            let _ = writeln!(
+                out,
+                "{:<10} {:>12} {:>12} {:>9} {:>12} {:>9} {:>12}  {:>8}  {:>9}  {example}",
+                s.material,
+                s.positions,
+                s.wins,
+                s.cursed_wins,
+                s.draws,
+                s.blessed_losses,
+                s.losses,
+                plies(&s.longest_win),
+                plies(&s.longest_loss),
+            );
+        }
+        let sum = |f: fn(&SliceStats) -> u64| group.iter().map(f).sum::<u64>();
+        let _ = writeln!(
+            out,
+            "{:<10} {:>12} {:>12} {:>9} {:>12} {:>9} {:>12}",
+            format!("{} slices", group.len()),
+            sum(|s| s.positions),
+            sum(|s| s.wins),
+            sum(|s| s.cursed_wins),
+            sum(|s| s.draws),
+            sum(|s| s.blessed_losses),
+            sum(|s| s.losses),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damka::Wdl;
+
+    #[test]
+    fn tally_counts_each_result_and_keeps_the_first_longest() {
+        let values: Vec<u16> = [
+            Value::new(Wdl::Win, 3),
+            Value::DRAW,
+            Value::new(Wdl::Loss, 4),
+            Value::new(Wdl::Win, 7),
+            Value::new(Wdl::Win, 7),
+            Value::new(Wdl::CursedWin, 40),
+            Value::new(Wdl::Loss, 0),
+        ]
+        .map(Value::pack)
+        .into_iter()
+        .chain([7, 15])
+        .collect();
+        let t = Tally::of(&values);
+        let want = Counts { wins: 3, cursed_wins: 1, draws: 1, blessed_losses: 0, losses: 2 };
+        assert_eq!(t.counts, want);
+        assert_eq!((t.longest_win, t.longest_loss), (Some((7, 3)), Some((4, 2))));
+        assert_eq!((t.invalid, t.first_invalid), (2, Some((7, 7))));
+        assert_eq!(t.longest_plies(), (7, 4));
+        assert_eq!(Tally::of(&[]).longest_plies(), (0, 0));
+    }
+}
