@@ -4,8 +4,9 @@
 //! The pipeline, in the order a run goes through it: [`driver`] chooses the
 //! slices and their order, [`solver`] solves each slice pair (captures and
 //! exits first, then retrograde iteration), [`writer`] compresses and writes
-//! the tables. [`stats`] counts what the written tables hold, finding the
-//! files through [`catalog`].
+//! the tables. [`verify`] re-derives every written value independently of
+//! the solver; [`stats`] counts what the tables hold; both find the files
+//! through [`catalog`].
 
 pub mod audit;
 pub mod catalog;
@@ -15,4 +16,5 @@ pub mod naive;
 pub mod solver;
 pub mod stats;
 pub mod unit;
+pub mod verify;
 pub mod writer;

@@ -1,17 +1,52 @@
-//! `damka verify` (being written).
+//! `damka verify`.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
+use damka::{Material, Variant};
+
+use crate::verify::{self, Options};
 
 #[derive(Args)]
 pub struct VerifyArgs {
     /// Directory of the tables.
     #[arg(long, default_value = "data/tables")]
     dir: PathBuf,
+    /// Only this game's tables (default: every game in the directory).
+    #[arg(long)]
+    variant: Option<Variant>,
+    /// Only this slice, e.g. KKMvK (the tables it reads are not checked).
+    #[arg(long)]
+    slice: Option<Material>,
+    /// Hide the progress bars.
+    #[arg(long)]
+    quiet: bool,
 }
 
 pub fn run(args: VerifyArgs) -> Result<()> {
-    bail!("damka verify is not built yet ({})", args.dir.display())
+    let opts = Options { dir: args.dir, variant: args.variant, slice: args.slice, progress: !args.quiet };
+    let report = verify::run(&opts)?;
+    for (variant, rules) in &report.results_only {
+        println!(
+            "note: {variant} tables use rule set '{rules}': their win/draw/loss results were re-derived, \
+             not their rule values or distances"
+        );
+    }
+    for p in &report.problems {
+        println!("FAILED {p}");
+    }
+    println!(
+        "{} slices, {} positions re-derived in {:.1} s",
+        report.slices, report.positions, report.seconds
+    );
+    match report.problems.first() {
+        None => {
+            println!("all tables verified");
+            Ok(())
+        }
+        Some(first) => {
+            bail!("verify found {} problem(s) in {}; the first: {first}", report.problems.len(), opts.dir.display())
+        }
+    }
 }

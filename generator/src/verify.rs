@@ -1,0 +1,617 @@
+//! `damka verify`: an independent check of written tables.
+//!
+//! Two passes over a directory:
+//!
+//! 1. Files. Every `.wdl` and `.dtc` file: header (magic, versions,
+//!    checksum, and that variant, material, kind and position count fit the
+//!    file name and the indexer), every block's checksum, every entry a
+//!    valid value, the `.wdl` result codes equal to the `.dtc` ones, and the
+//!    header's counts and longest distances equal to what the data holds.
+//! 2. Values. Every stored value is re-derived by a one-ply search: the
+//!    legal moves of the position, each successor's value read from the
+//!    written `.dtc` files, combined by the rule in [`derive`]. Tables
+//!    built with draw rules (rule set other than `none`) are checked at the
+//!    level of pure results only (win, draw, loss): rule values and
+//!    distances under a move limit depend on the counters and are not
+//!    re-derived yet ([`Report::results_only`] says so).
+//!
+//! The check shares only move generation, positions, the indexer, the value
+//! types and the file reader with the generator: it never calls the
+//! solver, so a solver bug cannot hide behind itself. Values are only
+//! re-derived once every file passed the first pass.
+//!
+//! Why one ply is enough (for pure tables, where distances are checked
+//! too): results alone could be wrong in a consistent way
+//! (a ring of won positions all marked drawn agrees with itself), but
+//! distances cannot. Take, among the wrongly stored wins and losses, one
+//! with the shortest true distance: its best move leads to a position with
+//! a shorter true distance, hence stored right, or converts into another
+//! slice, checked the same way; so its own one-ply value is the true one
+//! and differs from what is stored. A wrong win or loss likewise leads,
+//! along moves of ever shorter stored distance, to one whose successors
+//! contradict it. So a directory that passes holds exactly the values the
+//! rules give, as far as move generation is right.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use damka::format::{Counts, Header, Kind};
+use damka::movegen::{generate, Routes};
+use damka::{fen, Color, Material, Move, Position, SliceIndex, Value, Variant, Wdl};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::catalog::{self, LoadError, SliceId};
+use crate::stats::Tally;
+
+/// What to verify.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub dir: PathBuf,
+    /// Only this variant's tables (default: every variant in the directory).
+    pub variant: Option<Variant>,
+    /// Only this slice: its files and values. The tables its moves lead to
+    /// are read but not checked themselves.
+    pub slice: Option<Material>,
+    /// Show progress bars on the terminal.
+    pub progress: bool,
+}
+
+/// What a run checked and what it found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Slices checked.
+    pub slices: usize,
+    /// Positions whose value was re-derived.
+    pub positions: u64,
+    pub seconds: f64,
+    /// Everything wrong, in the order found; empty if the tables are sound.
+    pub problems: Vec<Problem>,
+    /// Variants whose tables were built with draw rules, and the rule set:
+    /// for those only the pure results (win, draw, loss) are re-derived,
+    /// not the rule values (cursed wins, blessed losses) nor distances.
+    pub results_only: Vec<(Variant, String)>,
+}
+
+impl Report {
+    pub fn is_ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// One thing wrong with the tables.
+#[derive(Debug)]
+pub enum Problem {
+    /// A file is missing, unreadable or damaged (bad header or blocks).
+    File { path: PathBuf, error: LoadError },
+    /// A header field disagrees with the file name, the indexer, the other
+    /// file of the slice or the data.
+    Header { path: PathBuf, what: String },
+    /// Entries that are not valid values (first one shown).
+    BadEntry { path: PathBuf, index: u64, bits: u16, count: u64 },
+    /// The `.wdl` and `.dtc` files disagree (first position shown).
+    Disagree { slice: SliceId, index: u64, fen: String, wdl: u8, dtc: u16, count: u64 },
+    /// A stored value differs from the one re-derived from the successors
+    /// (the first position in index order shown). With `results_only`,
+    /// only the pure results were compared (`expected` has no distance).
+    Inconsistent {
+        slice: SliceId,
+        index: u64,
+        fen: String,
+        expected: Value,
+        stored: Value,
+        count: u64,
+        results_only: bool,
+    },
+    /// The values of a slice cannot be re-derived.
+    Unverifiable { slice: SliceId, reason: String },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::File { path, error } => write!(f, "{}: {error}", path.display()),
+            Problem::Header { path, what } => write!(f, "{}: header: {what}", path.display()),
+            Problem::BadEntry { path, index, bits, count } => {
+                write!(f, "{}: {count} invalid entries, first at index {index} ({bits:#06x})", path.display())
+            }
+            Problem::Disagree { slice, index, fen, wdl, dtc, count } => write!(
+                f,
+                "{slice}: .wdl and .dtc disagree at {count} positions, first at index {index} ({fen}): \
+                 wdl code {wdl}, dtc {}",
+                show_bits(*dtc)
+            ),
+            Problem::Inconsistent { slice, index, fen, expected, stored, count, results_only } => {
+                let expected = if *results_only { expected.wdl.to_string() } else { expected.to_string() };
+                write!(
+                    f,
+                    "{slice}: {count} stored values differ from their successors; first at index {index}: \
+                     {fen}: expected {expected}, stored {stored}"
+                )
+            }
+            Problem::Unverifiable { slice, reason } => write!(f, "{slice}: cannot re-derive values: {reason}"),
+        }
+    }
+}
+
+fn show_bits(bits: u16) -> String {
+    Value::unpack(bits).map_or_else(|| format!("{bits:#06x}"), |v| v.to_string())
+}
+
+/// Checks every table in `opts.dir` (see the module docs).
+pub fn run(opts: &Options) -> Result<Report> {
+    let started = Instant::now();
+    let mut slices = catalog::slices(&opts.dir, opts.variant)?;
+    if let Some(m) = opts.slice {
+        slices.retain(|id| id.material == m);
+    }
+    if slices.is_empty() {
+        bail!("no tables to verify in {}", opts.dir.display());
+    }
+    let mut report = Report { slices: slices.len(), ..Report::default() };
+
+    let bar = progress_bar(opts.progress, slices.iter().map(|id| size(id.material)).sum(), "files");
+    let mut rules: HashMap<Variant, (String, u64, SliceId)> = HashMap::new();
+    for id in &slices {
+        if let Some(r) = check_files(&opts.dir, *id, &mut report.problems) {
+            let first = rules.entry(id.variant).or_insert((r.0.clone(), r.1, *id));
+            if (first.0.as_str(), first.1) != (r.0.as_str(), r.1) {
+                report.problems.push(Problem::Header {
+                    path: id.path(&opts.dir, Kind::Value),
+                    what: format!(
+                        "built with rule set '{}' ({:016x}), but {} with '{}' ({:016x})",
+                        r.0, r.1, first.2, first.0, first.1
+                    ),
+                });
+            }
+        }
+        bar.inc(size(id.material));
+    }
+    bar.finish_and_clear();
+    if !report.is_ok() {
+        report.seconds = started.elapsed().as_secs_f64();
+        return Ok(report);
+    }
+
+    let bar = progress_bar(opts.progress, slices.iter().map(|id| size(id.material)).sum(), "values");
+    let mut cache: HashMap<SliceId, Arc<Table>> = HashMap::new();
+    for id in &slices {
+        let rule_set = &rules[&id.variant].0;
+        let results_only = rule_set != "none";
+        if results_only && !report.results_only.iter().any(|(v, _)| *v == id.variant) {
+            report.results_only.push((id.variant, rule_set.clone()));
+        }
+        let store = Store::open(&opts.dir, *id, results_only, &mut cache);
+        if let Some(p) = check_values(*id, &store, &bar) {
+            report.problems.push(p);
+        }
+        report.positions += size(id.material);
+    }
+    bar.finish_and_clear();
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+fn size(material: Material) -> u64 {
+    SliceIndex::new(material).size()
+}
+
+fn progress_bar(show: bool, len: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    if !show {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "verify {what:>6} [{{bar:40}}] {{percent:>3}}% {{human_pos}}/{{human_len}} positions, eta {{eta}}"
+        ))
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+// ---------------------------------------------------------------------------
+// Pass 1: files.
+
+/// Checks both files of one slice; returns its rule set (name, hash) if the
+/// `.dtc` file could be read.
+fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<(String, u64)> {
+    let expected_positions = size(id.material);
+    let mut open = |kind: Kind| -> Option<catalog::Loaded> {
+        let path = id.path(dir, kind);
+        let loaded = match catalog::load(&path) {
+            Ok(l) => l,
+            Err(error) => {
+                problems.push(Problem::File { path, error });
+                return None;
+            }
+        };
+        let h = &loaded.header;
+        let mut wrong = |what: String| problems.push(Problem::Header { path: path.clone(), what });
+        if h.variant != id.variant {
+            wrong(format!("variant {}, the file name says {}", h.variant, id.variant));
+        }
+        if h.material != id.material {
+            wrong(format!("material {}, the file name says {}", h.material, id.material));
+        }
+        if h.kind != kind {
+            wrong(format!("value kind {:?}, the extension says {kind:?}", h.kind));
+        }
+        if h.positions != expected_positions {
+            wrong(format!("{} positions, the slice has {expected_positions}", h.positions));
+            return None;
+        }
+        (h.variant == id.variant && h.material == id.material && h.kind == kind).then_some(loaded)
+    };
+    let wdl = open(Kind::Wdl);
+    let dtc = open(Kind::Value)?;
+    let dtc_path = id.path(dir, Kind::Value);
+
+    // Every entry a value; the data's counts and longest distances.
+    let values = dtc.packed();
+    let tally = Tally::of(&values);
+    if let Some((index, bits)) = tally.first_invalid {
+        problems.push(Problem::BadEntry { path: dtc_path.clone(), index, bits, count: tally.invalid });
+    }
+    let counts = tally.counts;
+    let (longest_win, longest_loss) = tally.longest_plies();
+    let rule_set = (dtc.header.rules_name.clone(), dtc.header.rules_hash);
+    if rule_set.0 == "none" && counts.cursed_wins + counts.blessed_losses > 0 {
+        problems.push(Problem::Header {
+            path: dtc_path.clone(),
+            what: format!(
+                "rule set 'none' but the data holds {} cursed wins and {} blessed losses",
+                counts.cursed_wins, counts.blessed_losses
+            ),
+        });
+    }
+    let (wdl_path, wdl) = (id.path(dir, Kind::Wdl), wdl);
+    for (path, h) in [(&dtc_path, Some(&dtc.header)), (&wdl_path, wdl.as_ref().map(|w| &w.header))] {
+        let Some(h) = h else { continue };
+        header_matches_data(h, &counts, longest_win, longest_loss, path, problems);
+        if (h.rules_name.as_str(), h.rules_hash) != (rule_set.0.as_str(), rule_set.1) {
+            problems.push(Problem::Header {
+                path: path.clone(),
+                what: format!("rule set '{}', the .dtc file says '{}'", h.rules_name, rule_set.0),
+            });
+        }
+    }
+
+    // The .wdl result codes are the low bits of the .dtc values.
+    if let Some(wdl) = wdl {
+        let mut first = None;
+        let mut count = 0;
+        for (i, (&code, &bits)) in wdl.raw.iter().zip(&values).enumerate() {
+            if code as u16 != bits & 7 {
+                count += 1;
+                first.get_or_insert((i as u64, code, bits));
+            }
+        }
+        if let Some((index, wdl, dtc)) = first {
+            let fen = fen::write(&SliceIndex::new(id.material).position(index), id.variant);
+            problems.push(Problem::Disagree { slice: id, index, fen, wdl, dtc, count });
+        }
+    }
+    Some(rule_set)
+}
+
+fn header_matches_data(
+    h: &Header,
+    counts: &Counts,
+    longest_win: u16,
+    longest_loss: u16,
+    path: &Path,
+    problems: &mut Vec<Problem>,
+) {
+    let mut wrong = |what: String| problems.push(Problem::Header { path: path.to_path_buf(), what });
+    if h.counts != *counts {
+        wrong(format!("counts {:?}, the data holds {:?}", h.counts, counts));
+    }
+    if h.longest_win != longest_win {
+        wrong(format!("longest win {} plies, the data's is {longest_win}", h.longest_win));
+    }
+    if h.longest_loss != longest_loss {
+        wrong(format!("longest loss {} plies, the data's is {longest_loss}", h.longest_loss));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Pass 2: values.
+
+/// One slice's values as written, read back through the file reader.
+struct Table {
+    index: SliceIndex,
+    values: Vec<u16>,
+}
+
+/// The tables one slice's moves can reach, loaded from the written files.
+struct Store {
+    variant: Variant,
+    /// Compare pure results only (tables built with draw rules).
+    results_only: bool,
+    tables: HashMap<Material, Result<Arc<Table>, String>>,
+}
+
+impl Store {
+    /// Loads the slice and every slice its moves can lead to, keeping what
+    /// `cache` already holds and dropping from it what this slice does not
+    /// need (tables are loaded whole: at most five pieces fit in memory
+    /// many times over; larger slices want a block cache here).
+    fn open(dir: &Path, id: SliceId, results_only: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Store {
+        let mut needed = reachable(id.material);
+        needed.push(id.material);
+        cache.retain(|k, _| k.variant == id.variant && needed.contains(&k.material));
+        let mut tables = HashMap::new();
+        for m in needed {
+            let key = SliceId { variant: id.variant, material: m };
+            let table = match cache.get(&key) {
+                Some(t) => Ok(t.clone()),
+                None => load_table(&key.path(dir, Kind::Value), m, results_only).map(Arc::new),
+            };
+            if let Ok(t) = &table {
+                cache.insert(key, t.clone());
+            }
+            tables.insert(m, table);
+        }
+        Store { variant: id.variant, results_only, tables }
+    }
+
+    /// The stored value of `pos` (White to move) for the side to move (only
+    /// its pure result, distance 0, if `results_only`), or why it cannot be
+    /// had.
+    fn value(&self, pos: &Position) -> Result<Value, &str> {
+        let material = Material::of(pos);
+        if material.own_kings + material.own_men == 0 {
+            // Nothing left to move: lost, and no table holds it.
+            return Ok(Value::new(Wdl::Loss, 0));
+        }
+        let table = match self.tables.get(&material) {
+            Some(Ok(t)) => t,
+            Some(Err(e)) => return Err(e),
+            None => return Err("a move leads to a slice the verifier did not expect"),
+        };
+        let i = table.index.index(pos).expect("a White-to-move position of the table's slice");
+        let v = Value::unpack(table.values[i as usize]).expect("checked when loaded");
+        Ok(if self.results_only { Value::new(v.wdl.pure(), 0) } else { v })
+    }
+}
+
+/// Slices a move from `m` can lead to, from the view of the side to move
+/// there: the twin (quiet moves), the twin with a man promoted, and every
+/// capture of some of the opponent's pieces, with or without a promotion.
+fn reachable(m: Material) -> Vec<Material> {
+    let mut movers = vec![(m.own_kings, m.own_men)];
+    if m.own_men > 0 {
+        movers.push((m.own_kings + 1, m.own_men - 1));
+    }
+    let mut out = Vec::new();
+    for (k, men) in movers {
+        for ok in 0..=m.opp_kings {
+            for om in 0..=m.opp_men {
+                let next = Material::new(ok, om, k, men);
+                if ok + om > 0 && !out.contains(&next) {
+                    out.push(next);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn load_table(path: &Path, material: Material, results_only: bool) -> Result<Table, String> {
+    let name = path.display();
+    let loaded = catalog::load(path).map_err(|e| format!("needs {name}: {e}"))?;
+    let index = SliceIndex::new(material);
+    if loaded.header.material != material || loaded.header.positions != index.size() {
+        return Err(format!("needs {name}: header does not match the slice"));
+    }
+    let values = loaded.packed();
+    let bad = |b: u16| Value::unpack(b).is_none_or(|v| !results_only && v.wdl != v.wdl.pure());
+    if let Some(i) = values.iter().position(|&b| bad(b)) {
+        return Err(format!("needs {name}: entry {i} is not a pure value"));
+    }
+    Ok(Table { index, values })
+}
+
+/// The value of `pos` (White to move) by a one-ply search over the stored
+/// values of its successors:
+///
+/// - no legal move: lost in 0;
+/// - each move is worth its successor's value for the opponent, turned
+///   around: a win there is a loss here and the reverse, a draw a draw;
+///   the distance is 1 if the move captures or promotes (the count starts
+///   again), else the successor's distance plus one;
+/// - the side to move takes the best: the shortest win, else a draw, else
+///   the longest loss.
+fn derive<E>(
+    pos: &Position,
+    variant: Variant,
+    moves: &mut Vec<Move>,
+    successor: &dyn Fn(&Position) -> Result<Value, E>,
+) -> Result<Value, E> {
+    debug_assert_eq!(pos.turn(), Color::White);
+    generate(pos, variant, Routes::Merge, moves);
+    let mut best: Option<Value> = None;
+    for m in moves.iter() {
+        let next = pos.play(m).flip();
+        let theirs = successor(&next)?;
+        let plies = if m.is_capture() || m.promotes() { 1 } else { theirs.plies.0 + 1 };
+        let ours = match theirs.wdl {
+            Wdl::Win => Value::new(Wdl::Loss, plies),
+            Wdl::Loss => Value::new(Wdl::Win, plies),
+            _ => Value::DRAW,
+        };
+        if best.is_none_or(|b| rank(ours) > rank(b)) {
+            best = Some(ours);
+        }
+    }
+    Ok(best.unwrap_or(Value::new(Wdl::Loss, 0)))
+}
+
+/// Orders values from the side to move's view: shorter wins first, then
+/// draws, then longer losses.
+fn rank(v: Value) -> (u8, i32) {
+    match v.wdl {
+        Wdl::Win => (2, -(v.plies.0 as i32)),
+        Wdl::Loss => (0, v.plies.0 as i32),
+        _ => (1, 0),
+    }
+}
+
+/// What one chunk of positions found: inconsistent positions (count, and
+/// the first), or the reason it could not check.
+#[derive(Default)]
+struct Found {
+    count: u64,
+    first: Option<(u64, Value, Value)>,
+    unverifiable: Option<String>,
+}
+
+impl Found {
+    fn merge(mut self, other: Found) -> Found {
+        self.count += other.count;
+        self.first = match (self.first, other.first) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        self.unverifiable = self.unverifiable.or(other.unverifiable);
+        self
+    }
+}
+
+const CHUNK: u64 = 4096;
+
+/// Re-derives every value of slice `id` against `store`.
+fn check_values(id: SliceId, store: &Store, bar: &ProgressBar) -> Option<Problem> {
+    let own = match store.tables.get(&id.material) {
+        Some(Ok(t)) => t.clone(),
+        Some(Err(e)) => return Some(Problem::Unverifiable { slice: id, reason: e.clone() }),
+        None => unreachable!("the store holds the slice itself"),
+    };
+    let index = &own.index;
+    let chunks = index.size().div_ceil(CHUNK);
+    let found = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let start = c * CHUNK;
+            let end = (start + CHUNK).min(index.size());
+            let found = check_range(index, &own.values, store, start..end);
+            bar.inc(end - start);
+            found
+        })
+        .reduce(Found::default, Found::merge);
+    if let Some(reason) = found.unverifiable {
+        return Some(Problem::Unverifiable { slice: id, reason });
+    }
+    found.first.map(|(i, expected, stored)| Problem::Inconsistent {
+        slice: id,
+        index: i,
+        fen: fen::write(&index.position(i), store.variant),
+        expected,
+        stored,
+        count: found.count,
+        results_only: store.results_only,
+    })
+}
+
+fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::ops::Range<u64>) -> Found {
+    let mut found = Found::default();
+    let mut moves = Vec::with_capacity(64);
+    let per_config = index.kings_per_config();
+    let mut config = (u64::MAX, index.config(range.start / per_config));
+    for i in range {
+        let rank = i / per_config;
+        if rank != config.0 {
+            config = (rank, index.config(rank));
+        }
+        let pos = index.position_in(config.1, i % per_config);
+        let expected = match derive(&pos, store.variant, &mut moves, &|p| store.value(p)) {
+            Ok(v) => v,
+            Err(reason) => {
+                found.unverifiable = Some(reason.to_string());
+                return found;
+            }
+        };
+        let stored = Value::unpack(values[i as usize]).expect("checked when loaded");
+        let differs = if store.results_only { stored.wdl.pure() != expected.wdl } else { stored != expected };
+        if differs {
+            found.count += 1;
+            found.first.get_or_insert((i, expected, stored));
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(text: &str) -> Position {
+        fen::parse(text, Variant::Russian).expect("test FEN")
+    }
+
+    #[test]
+    fn every_move_leads_to_a_slice_the_store_loads() {
+        let mut moves = Vec::new();
+        for m in Material::all_up_to(3).into_iter().chain(["KMvMM", "MMvKM", "MMvMM"].map(|t| t.parse().unwrap())) {
+            let index = SliceIndex::new(m);
+            let expected = reachable(m);
+            for i in 0..index.size() {
+                let p = index.position(i);
+                generate(&p, Variant::Russian, Routes::Merge, &mut moves);
+                for mv in &moves {
+                    let next = Material::of(&p.play(mv).flip());
+                    assert!(
+                        next.own_kings + next.own_men == 0 || expected.contains(&next),
+                        "{m}: {} leads to {next}",
+                        fen::write(&p, Variant::Russian)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_move_is_a_loss_in_zero() {
+        // The man on a1 is blocked and cannot take (c3 is occupied).
+        let blocked = pos("W:W29:B25,22");
+        let v = derive(&blocked, Variant::Russian, &mut Vec::new(), &|_| Err::<Value, ()>(()));
+        assert_eq!(v, Ok(Value::new(Wdl::Loss, 0)));
+    }
+
+    #[test]
+    fn the_longest_loss_and_the_shortest_win_are_chosen() {
+        // Kings in opposite corners of the main road: every White move is
+        // taken at once (a win in 1 for Black), so White loses in 2.
+        let corner = pos("W:WKa1:BKh8");
+        let v = derive(&corner, Variant::Russian, &mut Vec::new(), &|_| Ok::<_, ()>(Value::new(Wdl::Win, 1)));
+        assert_eq!(v, Ok(Value::new(Wdl::Loss, 2)));
+        // Successors of distinct values: the best for the side to move wins.
+        let values = [Value::new(Wdl::Win, 3), Value::new(Wdl::Loss, 6), Value::new(Wdl::Loss, 4), Value::DRAW];
+        let best = values.iter().copied().max_by_key(|v| rank(*v)).unwrap();
+        assert_eq!(best, Value::new(Wdl::Win, 3));
+        assert!(rank(Value::new(Wdl::Loss, 9)) > rank(Value::new(Wdl::Loss, 2)));
+        assert!(rank(Value::DRAW) > rank(Value::new(Wdl::Loss, 90)));
+    }
+
+    #[test]
+    fn a_quiet_move_adds_a_ply_and_a_conversion_restarts_the_count() {
+        // c7 promotes on b8 or d8; e3 moves quietly. In the successor (seen
+        // from Black, colours flipped) a promotion shows as a Black king.
+        let p = pos("W:Wc7,e3:BKa1");
+        let promoted = |next: &Position| next.kings(Color::Black).has_any();
+        let quiet_wins = derive(&p, Variant::Russian, &mut Vec::new(), &|next| {
+            Ok::<_, ()>(if promoted(next) { Value::DRAW } else { Value::new(Wdl::Loss, 3) })
+        });
+        assert_eq!(quiet_wins, Ok(Value::new(Wdl::Win, 4)));
+        let both_win = derive(&p, Variant::Russian, &mut Vec::new(), &|next| {
+            Ok::<_, ()>(Value::new(Wdl::Loss, if promoted(next) { 7 } else { 3 }))
+        });
+        assert_eq!(both_win, Ok(Value::new(Wdl::Win, 1)));
+    }
+}
