@@ -1,0 +1,265 @@
+//! `damka verify` and `damka stats` on freshly generated tables: sound
+//! tables pass, and each kind of damage is reported where it is.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use damka::format::{
+    block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN,
+};
+use damka::movegen::has_capture;
+use damka::{fen, Material, RuleSet, SliceIndex, Value, Variant, Wdl};
+use damka_generator::catalog::LoadError;
+use damka_generator::driver::{self, Job};
+use damka_generator::verify::{self, Options, Problem};
+use damka_generator::writer::table_path;
+
+const RUSSIAN: Variant = Variant::Russian;
+
+fn generate(max_pieces: u8) -> tempfile::TempDir {
+    generate_with(max_pieces, "none")
+}
+
+fn generate_with(max_pieces: u8, rules: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let rules = Arc::new(RuleSet::preset(rules).expect("rule set preset"));
+    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false };
+    driver::run(&job).expect("generation");
+    dir
+}
+
+fn verify_dir(dir: &Path) -> verify::Report {
+    let opts = Options { dir: dir.to_path_buf(), variant: None, slice: None, progress: false };
+    verify::run(&opts).expect("verify runs")
+}
+
+fn damka(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_damka")).args(args).output().expect("damka runs")
+}
+
+fn path(dir: &Path, material: &str, kind: Kind) -> PathBuf {
+    table_path(dir, RUSSIAN, material.parse().expect("material"), kind)
+}
+
+/// A table file's header and raw entries.
+fn read_table(path: &Path) -> (Header, Vec<u8>) {
+    let file = TableFile::new(std::fs::read(path).expect("table file")).expect("sound table");
+    let raw = (0..file.header().blocks).flat_map(|b| file.read_block(b).expect("sound block")).collect();
+    (file.header().clone(), raw)
+}
+
+/// Writes a table file the way docs/FORMAT.md lays it out, so that every
+/// checksum is valid whatever the entries say. `raw` is what the reader
+/// hands out: one result code a byte, or two bytes a value.
+fn write_table(path: &Path, header: &Header, raw: &[u8]) {
+    let chunk = header.block_positions as usize * header.kind.entry_bytes();
+    let blocks: Vec<Vec<u8>> =
+        raw.chunks(chunk).map(|c| zstd::bulk::compress(&pack_entries(header.kind, c), 3).expect("compress")).collect();
+    assert_eq!(blocks.len(), header.blocks as usize);
+    let mut out = header.encode().to_vec();
+    let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN) as u64;
+    for b in &blocks {
+        out.extend_from_slice(&BlockEntry { offset, len: b.len() as u32, checksum: block_checksum(b) }.encode());
+        offset += b.len() as u64;
+    }
+    blocks.iter().for_each(|b| out.extend_from_slice(b));
+    std::fs::write(path, out).expect("write table");
+}
+
+/// Rewrites both files of a slice with `change` applied to its packed
+/// values, headers recomputed: a change only the one-ply search can see.
+fn rewrite_values(dir: &Path, material: &str, change: impl FnOnce(&mut [u16])) {
+    let (mut header, raw) = read_table(&path(dir, material, Kind::Value));
+    let mut values: Vec<u16> = raw.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    change(&mut values);
+    let mut counts = Counts::default();
+    let (mut longest_win, mut longest_loss) = (0, 0);
+    for v in values.iter().map(|&b| Value::unpack(b).expect("valid value")) {
+        match v.wdl {
+            Wdl::Win => (counts.wins, longest_win) = (counts.wins + 1, longest_win.max(v.plies.0)),
+            Wdl::Loss => (counts.losses, longest_loss) = (counts.losses + 1, longest_loss.max(v.plies.0)),
+            Wdl::CursedWin => counts.cursed_wins += 1,
+            Wdl::Draw => counts.draws += 1,
+            Wdl::BlessedLoss => counts.blessed_losses += 1,
+        }
+    }
+    (header.counts, header.longest_win, header.longest_loss) = (counts, longest_win, longest_loss);
+    let dtc: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    write_table(&path(dir, material, Kind::Value), &header, &dtc);
+    let wdl_path = path(dir, material, Kind::Wdl);
+    let (mut wdl_header, _) = read_table(&wdl_path);
+    (wdl_header.counts, wdl_header.longest_win, wdl_header.longest_loss) = (counts, longest_win, longest_loss);
+    write_table(&wdl_path, &wdl_header, &values.iter().map(|&v| (v & 7) as u8).collect::<Vec<_>>());
+}
+
+#[test]
+fn four_piece_tables_verify_and_their_stats_add_up() {
+    let dir = generate(4);
+    let report = verify_dir(dir.path());
+    assert!(report.is_ok(), "{:#?}", report.problems);
+    assert!(report.results_only.is_empty(), "pure tables are checked in full");
+    assert_eq!(report.slices, 41);
+    // Published count of placements with 2 to 4 pieces (index.rs tests).
+    assert_eq!(report.positions, 3488 + 196_032 + 6_209_316);
+
+    let out = damka(&["stats", "--dir", dir.path().to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats --json is JSON");
+    let all = json.as_array().expect("an array");
+    assert_eq!(all.len(), 41);
+    let total: u64 = all.iter().map(|s| s["positions"].as_u64().unwrap()).sum();
+    assert_eq!(total, report.positions);
+
+    let kvk = all.iter().find(|s| s["material"] == "KvK").expect("KvK");
+    let n = |key: &str| kvk[key].as_u64().unwrap_or_else(|| panic!("{key}"));
+    assert_eq!((kvk["variant"].as_str(), kvk["rules"].as_str(), n("pieces")), (Some("russian"), Some("none"), 2));
+    assert_eq!(n("positions"), 32 * 31);
+    assert_eq!(n("wins") + n("draws") + n("losses"), 992);
+    assert_eq!((n("cursed_wins"), n("blessed_losses")), (0, 0));
+    // The only lost KvK positions: a king in a corner of the main road, the
+    // other in the opposite corner; every move lands on the road in front
+    // of it and is taken.
+    assert_eq!(n("losses"), 2);
+    assert_eq!(kvk["longest_loss"]["plies"], 2);
+    // Every position where White can take wins at once.
+    let index = SliceIndex::new(Material::new(1, 0, 1, 0));
+    let captures = (0..index.size()).filter(|&i| has_capture(&index.position(i), RUSSIAN)).count() as u64;
+    assert!(n("wins") >= captures && captures > 0);
+    // The figures are those of the header, and the example is what it says.
+    let (header, raw) = read_table(&path(dir.path(), "KvK", Kind::Value));
+    assert_eq!((n("wins"), n("draws"), n("losses")), (header.counts.wins, header.counts.draws, header.counts.losses));
+    let longest = &kvk["longest_win"];
+    assert_eq!(longest["plies"].as_u64(), Some(header.longest_win as u64));
+    let example = fen::parse(longest["fen"].as_str().unwrap(), RUSSIAN).expect("example FEN");
+    let i = index.index(&example).expect("a KvK position") as usize;
+    let stored = Value::unpack(u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]])).unwrap();
+    assert_eq!(stored, Value::new(Wdl::Win, header.longest_win));
+
+    let table = damka(&["stats", "--dir", dir.path().to_str().unwrap()]);
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("KvK ") && l.contains(" 992 ")), "{text}");
+}
+
+#[test]
+fn a_changed_value_with_valid_checksums_is_reported_at_its_position() {
+    let dir = generate(3);
+    assert!(verify_dir(dir.path()).is_ok());
+    // Black's only piece is a man on its back row: no position of three
+    // pieces or fewer moves into this one, so only its own value is wrong.
+    let pos = fen::parse("W:WKa1,Kh2:Bb8", RUSSIAN).unwrap();
+    let fen_text = fen::write(&pos, RUSSIAN);
+    let index = SliceIndex::new(Material::of(&pos)).index(&pos).unwrap() as usize;
+    let mut before = None;
+    rewrite_values(dir.path(), "KKvM", |values| {
+        let v = Value::unpack(values[index]).unwrap();
+        assert_eq!(v.wdl, Wdl::Win, "two kings beat a man on its back row");
+        before = Some(v);
+        values[index] = Value::new(Wdl::Win, v.plies.0 + 2).pack();
+    });
+    let before = before.unwrap();
+
+    let report = verify_dir(dir.path());
+    match &report.problems[..] {
+        [Problem::Inconsistent { slice, index: i, fen, expected, stored, count, results_only: false }] => {
+            assert_eq!(slice.material.to_string(), "KKvM");
+            assert_eq!((*i as usize, fen.as_str(), *count), (index, fen_text.as_str(), 1));
+            assert_eq!((*expected, *stored), (before, Value::new(Wdl::Win, before.plies.0 + 2)));
+        }
+        other => panic!("expected one inconsistency, got {other:#?}"),
+    }
+
+    let out = damka(&["verify", "--dir", dir.path().to_str().unwrap(), "--quiet"]);
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&fen_text) && text.contains(&format!("expected {before}")), "{text}");
+}
+
+#[test]
+fn a_flipped_byte_is_reported_with_its_file_and_block() {
+    let dir = generate(3);
+    let damaged = path(dir.path(), "KKvM", Kind::Value);
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    let header = Header::decode(&bytes).unwrap();
+    assert!(header.blocks >= 2, "a table with more than one block");
+    let entry = HEADER_LEN + BLOCK_ENTRY_LEN;
+    let offset = u64::from_le_bytes(bytes[entry..entry + 8].try_into().unwrap()) as usize;
+    let len = u32::from_le_bytes(bytes[entry + 8..entry + 12].try_into().unwrap()) as usize;
+    bytes[offset + len / 2] ^= 0x10;
+    std::fs::write(&damaged, bytes).unwrap();
+
+    let report = verify_dir(dir.path());
+    match &report.problems[..] {
+        [Problem::File { path, error: LoadError::Blocks(errors) }] => {
+            assert_eq!(path, &damaged);
+            assert_eq!(errors, &[damka::format::FormatError::BlockChecksum(1)]);
+        }
+        other => panic!("expected one damaged block, got {other:#?}"),
+    }
+    assert_eq!(report.positions, 0, "values are not re-derived from damaged tables");
+
+    let out = damka(&["verify", "--dir", dir.path().to_str().unwrap(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("russian-KKvM.dtc: block 1: checksum mismatch"), "{stderr}");
+}
+
+#[test]
+fn wdl_and_dtc_files_that_disagree_are_reported() {
+    let dir = generate(3);
+    let wdl = path(dir.path(), "KvKK", Kind::Wdl);
+    let (header, mut raw) = read_table(&wdl);
+    let i = raw.iter().position(|&c| c == Value::DRAW.pack() as u8).unwrap();
+    raw[i] = Value::new(Wdl::Win, 0).pack() as u8;
+    write_table(&wdl, &header, &raw);
+    let report = verify_dir(dir.path());
+    match &report.problems[..] {
+        [Problem::Disagree { index, count: 1, .. }] => assert_eq!(*index as usize, i),
+        other => panic!("expected one disagreement, got {other:#?}"),
+    }
+}
+
+#[test]
+fn header_counts_that_do_not_match_the_data_are_reported() {
+    let dir = generate(2);
+    let dtc = path(dir.path(), "KvK", Kind::Value);
+    let (mut header, raw) = read_table(&dtc);
+    header.counts.wins += 1;
+    header.longest_loss += 4;
+    write_table(&dtc, &header, &raw);
+    let report = verify_dir(dir.path());
+    let what: Vec<String> = report
+        .problems
+        .iter()
+        .map(|p| match p {
+            Problem::Header { path, what } if path == &dtc => what.clone(),
+            other => panic!("unexpected {other}"),
+        })
+        .collect();
+    assert_eq!(what.len(), 2, "{what:?}");
+    assert!(what[0].starts_with("counts") && what[1].starts_with("longest loss"), "{what:?}");
+}
+
+#[test]
+fn tables_with_draw_rules_have_their_results_checked() {
+    let dir = generate_with(3, "russian");
+    let report = verify_dir(dir.path());
+    assert!(report.is_ok(), "{:#?}", report.problems);
+    assert_eq!(report.results_only, [(RUSSIAN, "russian".to_string())]);
+    // A drawn position turned into a win, its distance a plausible one.
+    let kkvk = Material::new(2, 0, 1, 0);
+    let index = SliceIndex::new(kkvk);
+    let dtc = path(dir.path(), "KKvK", Kind::Value);
+    let (_, raw) = read_table(&dtc);
+    let draw = (0..index.size() as usize).find(|&i| raw[2 * i] == 0 && raw[2 * i + 1] == 0).expect("a draw");
+    rewrite_values(dir.path(), "KKvK", |values| values[draw] = Value::new(Wdl::Win, 9).pack());
+    // Positions that move into it may now be wrong too; KKvK itself is.
+    let report = verify_dir(dir.path());
+    let found = report.problems.iter().find_map(|p| match p {
+        Problem::Inconsistent { slice, index, expected, results_only: true, .. } if slice.material == kkvk => {
+            Some((*index as usize, expected.wdl))
+        }
+        _ => None,
+    });
+    assert_eq!(found, Some((draw, Wdl::Draw)), "{:#?}", report.problems);
+}
