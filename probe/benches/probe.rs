@@ -3,7 +3,7 @@
 //! and two threads), the cost of a cache miss, and the memory the cache
 //! holds for a given budget. Prints one JSON object per line.
 //!
-//! `cargo bench -p damka-probe --bench probe -- <table dir>`
+//! `cargo bench -p damka-probe --bench probe -- <table dir> [memory,cached,uncached]`
 
 use std::time::Instant;
 
@@ -122,11 +122,12 @@ fn rss_anon() -> Option<u64> {
 }
 
 fn main() {
-    let dir = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
-        .or_else(|| std::env::var("DAMKA_BENCH_TABLES").ok())
-        .unwrap_or_else(|| "data/tables/bench-russian5".into());
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let dir = args.first().cloned().unwrap_or_else(|| "data/tables/bench-russian5".into());
+    // Optional second argument: run only the named parts (memory, cached,
+    // uncached), comma-separated.
+    let only = args.get(1).cloned();
+    let run = |part: &str| only.as_ref().is_none_or(|o| o.split(',').any(|p| p == part));
     let open = |budget: usize| {
         Tablebase::open(&dir, OpenOptions::new(Variant::Russian).cache_bytes(budget))
             .unwrap_or_else(|e| panic!("{dir}: {e} (scripts/bench-probe builds the tables)"))
@@ -142,7 +143,7 @@ fn main() {
     // Runs first, budgets in increasing order, so that memory freed by an
     // earlier run does not hide what a later one takes.
     let baseline = rss_anon();
-    for budget_mib in [1usize, 16, 64] {
+    for budget_mib in [1usize, 16, 64].into_iter().filter(|_| run("memory")) {
         let tb = open(budget_mib << 20);
         let positions = random_positions(&tb, 20_000, &mut rng);
         for pos in &positions {
@@ -167,7 +168,7 @@ fn main() {
     // probed over and over after one pass to load them. "hot" is a set
     // small enough to stay in the CPU caches as well.
     let big = 1usize << 30;
-    for (set, n, rounds) in [("hot", 64usize, 20_000usize), ("random", 4096, 300)] {
+    for (set, n, rounds) in [("hot", 64usize, 20_000usize), ("random", 4096, 300)].into_iter().filter(|_| run("cached")) {
         let positions = random_positions(&probe_tb, n, &mut rng);
         for (kind, value) in [("wdl", false), ("value", true)] {
             let tb = open(big);
@@ -195,7 +196,7 @@ fn main() {
     // Uncached: no cache, so every probe reads, checks and decompresses
     // its block (the file itself is in the page cache after the first pass).
     let positions = random_positions(&probe_tb, 2000, &mut rng);
-    for (kind, value) in [("wdl", false), ("value", true)] {
+    for (kind, value) in [("wdl", false), ("value", true)].into_iter().filter(|_| run("uncached")) {
         time_probes(&probe_tb, &positions, 1, 1, value);
         let t = time_probes(&probe_tb, &positions, 2, 1, value);
         report(

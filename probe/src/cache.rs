@@ -16,8 +16,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard};
 
-/// Bytes charged per cached block beyond its data: the entry, its map slot
-/// and the allocator's bookkeeping.
+/// Bytes charged per cached block beyond its data: its map bucket, its
+/// place in the CLOCK ring and the allocator's bookkeeping.
 const ENTRY_OVERHEAD: usize = 64;
 
 /// Budget per shard below which fewer shards are used, so that a shard
@@ -71,16 +71,18 @@ fn spread(n: u64) -> u64 {
     h ^ (h >> 29)
 }
 
-struct Entry {
-    key: u64,
+/// A cached block. It lives in the map itself, so a hit reads the map's
+/// bucket and the block and nothing in between.
+struct Slot {
     data: Box<[u8]>,
     referenced: bool,
 }
 
 #[derive(Default)]
 struct Shard {
-    slots: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
-    entries: Vec<Entry>,
+    slots: HashMap<u64, Slot, BuildHasherDefault<KeyHasher>>,
+    /// The keys in CLOCK order.
+    ring: Vec<u64>,
     hand: usize,
     bytes: usize,
     hits: u64,
@@ -89,25 +91,23 @@ struct Shard {
 }
 
 impl Shard {
-    /// Drops entries under the CLOCK hand until `needed` more bytes fit.
+    /// Drops blocks under the CLOCK hand until `needed` more bytes fit.
     fn make_room(&mut self, needed: usize, budget: usize) {
-        while self.bytes + needed > budget && !self.entries.is_empty() {
-            if self.hand >= self.entries.len() {
+        while self.bytes + needed > budget && !self.ring.is_empty() {
+            if self.hand >= self.ring.len() {
                 self.hand = 0;
             }
-            let entry = &mut self.entries[self.hand];
-            if entry.referenced {
-                entry.referenced = false;
+            let key = self.ring[self.hand];
+            let slot = self.slots.get_mut(&key).expect("every key in the ring is cached");
+            if slot.referenced {
+                slot.referenced = false;
                 self.hand += 1;
                 continue;
             }
-            let gone = self.entries.swap_remove(self.hand);
-            self.slots.remove(&gone.key);
+            let gone = self.slots.remove(&key).expect("just found");
+            self.ring.swap_remove(self.hand);
             self.bytes -= charge(&gone.data);
             self.evictions += 1;
-            if let Some(moved) = self.entries.get(self.hand) {
-                self.slots.insert(moved.key, self.hand as u32);
-            }
         }
     }
 }
@@ -153,11 +153,11 @@ impl BlockCache {
     ) -> Result<T, E> {
         {
             let mut shard = self.shard(key);
-            if let Some(&slot) = shard.slots.get(&key) {
+            let shard = &mut *shard;
+            if let Some(slot) = shard.slots.get_mut(&key) {
                 shard.hits += 1;
-                let entry = &mut shard.entries[slot as usize];
-                entry.referenced = true;
-                return Ok(read(&entry.data));
+                slot.referenced = true;
+                return Ok(read(&slot.data));
             }
             shard.misses += 1;
         }
@@ -169,9 +169,8 @@ impl BlockCache {
                 let budget = self.shard_budget;
                 shard.make_room(charge(&data), budget);
                 shard.bytes += charge(&data);
-                let slot = shard.entries.len() as u32;
-                shard.entries.push(Entry { key, data, referenced: false });
-                shard.slots.insert(key, slot);
+                shard.ring.push(key);
+                shard.slots.insert(key, Slot { data, referenced: false });
             }
         }
         Ok(value)
@@ -182,7 +181,7 @@ impl BlockCache {
         for shard in self.shards.iter() {
             let s = shard.lock().unwrap_or_else(|e| e.into_inner());
             stats.bytes += s.bytes;
-            stats.blocks += s.entries.len();
+            stats.blocks += s.ring.len();
             stats.hits += s.hits;
             stats.misses += s.misses;
             stats.evictions += s.evictions;
