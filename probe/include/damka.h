@@ -1,9 +1,11 @@
 /*
  * damka.h - probe damka's endgame tables for 8x8 draughts from C or C++.
  *
- * Link with the static library (libdamka.a; on Linux also -lpthread -ldl
- * -lm) or the shared one (libdamka.so), both built from the damka-probe
- * crate: `cargo build --release -p damka-probe`.
+ * Link with the static library (libdamka.a, plus the system libraries
+ * that `cargo rustc --release -p damka-probe --crate-type staticlib --
+ * --print native-static-libs` lists; on Linux: -lgcc_s -lutil -lrt
+ * -lpthread -lm -ldl -lc) or the shared one (libdamka.so). Both are built
+ * by `cargo build --release -p damka-probe` into target/release/.
  *
  * Conventions
  *  - Every function but damka_close, damka_error_message and
