@@ -33,6 +33,7 @@ use crate::mmap::MappedFile;
 use crate::movegen::legal_moves;
 use crate::moves::Move;
 use crate::position::Position;
+use crate::rules::{Counters, RuleSet, Verdict};
 use crate::value::{Value, Wdl};
 use crate::variant::Variant;
 
@@ -192,6 +193,20 @@ fn value_order(v: Value) -> (i8, i32) {
 struct Table {
     file: TableFile<MappedFile>,
     block_positions: u64,
+    /// log2 of `block_positions` when it is a power of two (as damka
+    /// writes it): a shift instead of a 64-bit division on every probe.
+    block_shift: Option<u32>,
+}
+
+impl Table {
+    /// The block holding entry `index`, and the entry's place in it.
+    #[inline]
+    fn locate(&self, index: u64) -> (u64, usize) {
+        match self.block_shift {
+            Some(shift) => (index >> shift, (index & (self.block_positions - 1)) as usize),
+            None => (index / self.block_positions, (index % self.block_positions) as usize),
+        }
+    }
 }
 
 /// One kind of table of one slice.
@@ -389,6 +404,20 @@ impl Tablebase {
         }
     }
 
+    /// The result of the game state (`pos` with move-limit `counters`)
+    /// under `rules`, which must be the rule set the tables were built
+    /// with: exact, or [`Verdict::Ambiguous`] where the stored values
+    /// (for fresh counters) cannot decide, never a wrong answer.
+    pub fn probe_counters(&self, pos: &Position, rules: &RuleSet, counters: Counters) -> Result<Verdict, ProbeError> {
+        let given = RuleSetId { name: rules.name.clone(), hash: rules.hash };
+        if let Some(found) = self.rules() {
+            if *found != given {
+                return Err(ProbeError::WrongRules { path: self.dir.clone(), expected: given, found: found.clone() });
+            }
+        }
+        Ok(rules.judge(pos, self.probe_value(pos)?, counters))
+    }
+
     /// Every legal move with its value for the mover, best first: wins by
     /// shortest distance, then draws, then losses by longest distance.
     /// Equal moves keep move generation order. Empty when the side to move
@@ -434,8 +463,7 @@ impl Tablebase {
     #[inline]
     fn entry(&self, slice: usize, kind: Kind, index: u64) -> Result<u16, ProbeError> {
         let table = self.table(slice, kind)?;
-        let block = index / table.block_positions;
-        let at = (index % table.block_positions) as usize;
+        let (block, at) = table.locate(index);
         let key = (((slice * 2 + kind_number(kind)) as u64) << 32) | block;
         let load = || {
             let raw = table.file.read_block(block as u32).and_then(|raw| check_entries(raw, kind, block as u32));
@@ -482,7 +510,8 @@ impl Tablebase {
             return bad("position count does not match the slice");
         }
         let block_positions = h.block_positions as u64;
-        Ok(Table { file, block_positions })
+        let block_shift = block_positions.is_power_of_two().then(|| block_positions.trailing_zeros());
+        Ok(Table { file, block_positions, block_shift })
     }
 }
 
