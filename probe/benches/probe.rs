@@ -3,7 +3,7 @@
 //! and two threads), the cost of a cache miss, and the memory the cache
 //! holds for a given budget. Prints one JSON object per line.
 //!
-//! `cargo bench -p damka-probe --bench probe -- <table dir> [memory,cached,uncached]`
+//! `cargo bench -p damka-probe --bench probe -- <table dir> [memory,cached,hot,random,uncached]`
 
 use std::time::Instant;
 
@@ -125,7 +125,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let dir = args.first().cloned().unwrap_or_else(|| "data/tables/bench-russian5".into());
     // Optional second argument: run only the named parts (memory, cached,
-    // uncached), comma-separated.
+    // uncached; or hot or random, half of cached), comma-separated.
     let only = args.get(1).cloned();
     let run = |part: &str| only.as_ref().is_none_or(|o| o.split(',').any(|p| p == part));
     let open = |budget: usize| {
@@ -168,7 +168,10 @@ fn main() {
     // probed over and over after one pass to load them. "hot" is a set
     // small enough to stay in the CPU caches as well.
     let big = 1usize << 30;
-    for (set, n, rounds) in [("hot", 64usize, 20_000usize), ("random", 4096, 300)].into_iter().filter(|_| run("cached")) {
+    for (set, n, rounds) in [("hot", 64usize, 20_000usize), ("random", 4096, 300)]
+        .into_iter()
+        .filter(|(set, _, _)| run("cached") || run(set))
+    {
         let positions = random_positions(&probe_tb, n, &mut rng);
         for (kind, value) in [("wdl", false), ("value", true)] {
             let tb = open(big);

@@ -16,9 +16,7 @@
 //! tables were built with ([`Tablebase::rules`]). Probing with counters
 //! that have run is the rule set's business (probe/src/rules.rs, to come).
 
-use std::collections::HashMap;
 use std::fmt;
-use std::hash::BuildHasherDefault;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -236,29 +234,36 @@ fn kind_name(kind: Kind) -> &'static str {
     }
 }
 
-fn material_key(m: Material) -> u32 {
-    u32::from_le_bytes([m.own_kings, m.own_men, m.opp_kings, m.opp_men])
+/// Slices by material: a dense table over the piece counts up to the
+/// directory's largest slice, one array access per probe.
+struct MaterialTable {
+    /// Largest count of any one kind (own kings, own men, ...) plus one.
+    side: usize,
+    slots: Vec<u32>,
 }
 
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<MaterialHasher>>;
+impl MaterialTable {
+    const NONE: u32 = u32::MAX;
 
-/// Hashes the packed material key with one multiplication.
-#[derive(Default)]
-struct MaterialHasher(u64);
-
-impl std::hash::Hasher for MaterialHasher {
-    fn finish(&self) -> u64 {
-        self.0
+    fn new(max_pieces: u8) -> MaterialTable {
+        let side = max_pieces as usize + 1;
+        MaterialTable { side, slots: vec![MaterialTable::NONE; side.pow(4)] }
     }
 
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// The place of `m` in the table; `None` beyond its bounds.
+    #[inline]
+    fn at(&self, m: Material) -> Option<usize> {
+        let counts = [m.own_kings, m.own_men, m.opp_kings, m.opp_men];
+        if counts.iter().any(|&c| c as usize >= self.side) {
+            return None;
         }
+        Some(counts.iter().fold(0, |at, &c| at * self.side + c as usize))
     }
 
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    #[inline]
+    fn get(&self, m: Material) -> Option<usize> {
+        let slot = self.slots[self.at(m)?];
+        (slot != MaterialTable::NONE).then_some(slot as usize)
     }
 }
 
@@ -283,7 +288,7 @@ pub struct Tablebase {
     dir: PathBuf,
     variant: Variant,
     slices: Vec<Slice>,
-    by_material: FastMap<u32, usize>,
+    by_material: MaterialTable,
     max_pieces: u8,
     rules: Option<RuleSetId>,
     cache: BlockCache,
@@ -312,21 +317,22 @@ impl Tablebase {
         }
         found.sort_by_key(|n| (n.material.pieces(), n.material, kind_number(n.kind)));
 
+        let max_pieces = found.iter().map(|n| n.material.pieces()).max().unwrap_or(0);
         let mut slices: Vec<Slice> = Vec::new();
-        let mut by_material = FastMap::default();
+        let mut by_material = MaterialTable::new(max_pieces);
         for name in &found {
-            let at = *by_material.entry(material_key(name.material)).or_insert_with(|| {
+            let at = by_material.at(name.material).expect("within the largest slice");
+            if by_material.slots[at] == MaterialTable::NONE {
+                by_material.slots[at] = slices.len() as u32;
                 slices.push(Slice {
                     material: name.material,
                     index: SliceIndex::new(name.material),
                     tables: [Kind::Wdl, Kind::Value]
                         .map(|_| TableSlot { present: false, table: OnceLock::new() }),
                 });
-                slices.len() - 1
-            });
-            slices[at].tables[kind_number(name.kind)].present = true;
+            }
+            slices[by_material.slots[at] as usize].tables[kind_number(name.kind)].present = true;
         }
-        let max_pieces = slices.iter().map(|s| s.material.pieces()).max().unwrap_or(0);
         let rules = options.rules.or_else(|| {
             found.iter().find_map(|name| read_header(&dir.join(name.to_string())).ok()).map(|h| RuleSetId {
                 name: h.rules_name,
@@ -443,7 +449,7 @@ impl Tablebase {
         if material.opp_kings + material.opp_men == 0 {
             return Ok(Located::Decided(Value::new(Wdl::Win, 0)));
         }
-        let Some(&slice) = self.by_material.get(&material_key(material)) else {
+        let Some(slice) = self.by_material.get(material) else {
             return Err(self.missing(material, Kind::Wdl));
         };
         let index = &self.slices[slice].index;
