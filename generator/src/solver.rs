@@ -41,8 +41,13 @@ impl Solved {
     /// The value of `pos`, White to move and of this slice.
     #[inline]
     pub fn value(&self, pos: &Position) -> Value {
-        let i = self.index.index_unchecked(pos);
-        Value::unpack(self.values[i as usize]).expect("solver writes valid values")
+        self.at(self.index.index_unchecked(pos))
+    }
+
+    /// The value at `index`.
+    #[inline]
+    pub fn at(&self, index: u64) -> Value {
+        Value::unpack(self.values[index as usize]).expect("solver writes valid values")
     }
 }
 
@@ -226,8 +231,8 @@ fn solve(
                             .enumerate()
                             .map(|(local, &packed)| {
                                 let value = Value::unpack(packed).expect("unit packs values");
-                                let (pos, slice) = canonical(unit.position(local), local, unit.white_len(), &pair);
-                                v.judge(&pos, value, slice).pack()
+                                let slice = if local < unit.white_len() { 0 } else { pair.raw.len() - 1 };
+                                v.judge(&unit.slice_position(local), value, slice).pack()
                             })
                             .collect()
                     });
@@ -246,16 +251,6 @@ fn solve(
         on_level(positions);
     }
     pair.fin.unwrap_or(pair.raw)
-}
-
-/// A unit's position as its slice stores it (White to move), and which
-/// slice of the pair that is.
-fn canonical(pos: Position, local: usize, white_len: usize, pair: &Pair) -> (Position, usize) {
-    if local < white_len {
-        (pos, 0)
-    } else {
-        (pos.flip(), pair.raw.len() - 1)
-    }
 }
 
 /// Writes a unit's values into the pair: White to move into the first
@@ -320,19 +315,16 @@ impl<'a> Tables<'a> {
     }
 }
 
-impl Exits for Tables<'_> {
-    fn exit(&self, pos: &Position, m: &Move) -> Value {
-        let after = pos.play(m);
-        let after = if after.turn() == Color::Black { after.flip() } else { after };
-        let material = Material::of(&after);
-        let converts = m.is_capture() || m.promotes();
+impl Tables<'_> {
+    /// The value for the mover of a move into position `index` of slice
+    /// `material` (seen from the opponent); `converts` if it is a capture
+    /// or a promotion.
+    #[inline]
+    fn after(&self, material: Material, index: u64, converts: bool) -> Value {
         let resets = (converts || self.man_moves_reset) && self.metric == Metric::Conversion;
-        if material.own_kings + material.own_men == 0 {
-            return Value::new(Wdl::Loss, 0).back_one_ply(resets);
-        }
         let code = Tables::code(material);
         let value = if converts || self.man_moves_reset {
-            let v = self.finals[code].unwrap_or_else(|| panic!("slice {material} is solved before it is needed")).value(&after);
+            let v = self.finals[code].unwrap_or_else(|| panic!("slice {material} is solved before it is needed")).at(index);
             // What the rules (or their absence) make of the stored value.
             let wdl = match v.wdl {
                 Wdl::CursedWin | Wdl::BlessedLoss if self.rules => Wdl::Draw,
@@ -340,8 +332,31 @@ impl Exits for Tables<'_> {
             };
             Value { wdl, plies: v.plies }
         } else {
-            self.raw[code].expect("a quiet man move stays in the pair").value(&after)
+            self.raw[code].expect("a quiet man move stays in the pair").at(index)
         };
         value.back_one_ply(resets)
+    }
+}
+
+impl Exits for Tables<'_> {
+    fn exit(&self, pos: &Position, m: &Move) -> Value {
+        let after = pos.play(m);
+        let after = if after.turn() == Color::Black { after.flip() } else { after };
+        let material = Material::of(&after);
+        let converts = m.is_capture() || m.promotes();
+        if material.own_kings + material.own_men == 0 {
+            let resets = (converts || self.man_moves_reset) && self.metric == Metric::Conversion;
+            return Value::new(Wdl::Loss, 0).back_one_ply(resets);
+        }
+        // Any slice's indexer ranks the same way: the one of `material`.
+        let index = match self.finals[Tables::code(material)] {
+            Some(s) => s.index.index_unchecked(&after),
+            None => panic!("slice {material} is solved before it is needed"),
+        };
+        self.after(material, index, converts)
+    }
+
+    fn man_move(&self, material: Material, index: u64, promotes: bool) -> Value {
+        self.after(material, index, promotes)
     }
 }

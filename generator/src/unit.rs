@@ -8,15 +8,21 @@
 //!   the state is (position, kings-only count): king moves raise the count,
 //!   so the states form layers solved from the limit down to a fresh count.
 
-use damka::index::{MenConfig, SliceIndex};
-use damka::movegen::{generate, has_capture, king_retractions, Routes};
-use damka::{Color, Move, Position, Value, Variant, Wdl};
+use damka::index::{DenseRays, MenConfig, SliceIndex};
+use damka::movegen::{generate, has_capture, Routes};
+use damka::{Material, Move, Position, Value, Variant, Wdl};
 
 /// Where the values of moves that leave a unit come from.
 pub trait Exits: Sync {
     /// The value, for the side to move, of the position after the move `m`
-    /// from `pos` (not a quiet king move), as seen by the mover.
+    /// from `pos` (a capture or a promotion), as seen by the mover.
     fn exit(&self, pos: &Position, m: &Move) -> Value;
+
+    /// The value, for the mover, of a man move (no capture) whose successor
+    /// is position `index` of slice `material` (seen from the opponent, who
+    /// moves next); `promotes` if the man became a king. The unit ranks the
+    /// successor itself: it knows where it lands without building it.
+    fn man_move(&self, material: Material, index: u64, promotes: bool) -> Value;
 }
 
 /// The best of two move values for the mover: the shortest win, else a
@@ -38,17 +44,52 @@ pub fn better(a: Value, b: Value) -> Value {
 /// No legal move: lost at once.
 const NO_MOVE: Value = Value { wdl: Wdl::Loss, plies: damka::Plies(0) };
 
-pub struct Unit<'a> {
+/// A unit's positions with one side to move, in the frame of their slice:
+/// the side to move plays White, up the board. A king move leads from one
+/// half to the other with the board turned, which on dense sets is
+/// `reverse_bits`.
+struct Half<'a> {
+    index: &'a SliceIndex,
     config: MenConfig,
-    /// The kings of each position, in the frame of its slice (White to move;
-    /// the second half flipped).
-    kings: Vec<(u32, u32)>,
-    white: &'a SliceIndex,
-    black: &'a SliceIndex,
-    white_len: usize,
-    variant: Variant,
+    /// The squares of all men (dense).
+    men: u32,
+    /// The first local number of the half.
+    start: usize,
+    /// The man moves of the side to move that no man blocks.
+    man_moves: Vec<ManMove>,
 }
 
+/// A man move and the slice and configuration it lands in, ranked once per
+/// unit so that a position only adds the rank of its kings.
+struct ManMove {
+    /// The square it goes to (one bit, dense).
+    to: u32,
+    promotes: bool,
+    /// The successor's slice, seen from the opponent.
+    material: Material,
+    index: SliceIndex,
+    /// The index of the successor configuration's first position.
+    base: u64,
+    /// The successor's men (dense, its frame).
+    men: u32,
+}
+
+pub struct Unit<'a> {
+    /// The kings of each position (own, opponent's) in the frame of its
+    /// half. Positions with White to move come first.
+    kings: Vec<(u32, u32)>,
+    halves: [Half<'a>; 2],
+    variant: Variant,
+    rays: &'static DenseRays,
+}
+
+/// What the moves of a position that leave its unit are worth, and how
+/// many king moves stay inside.
+struct Scan {
+    capture: bool,
+    best: Option<Value>,
+    king_moves: u8,
+}
 /// Bookkeeping of a position in a retrograde solve that is not yet final.
 #[derive(Clone, Copy)]
 struct Pending {
@@ -71,7 +112,16 @@ impl<'a> Unit<'a> {
         let mut kings = Vec::with_capacity(white.kings_per_config() as usize + black.kings_per_config() as usize);
         white.for_each_kings(config.occupied(), |w, b| kings.push((w, b)));
         black.for_each_kings(config.flip().occupied(), |w, b| kings.push((w, b)));
-        Unit { config, kings, white, black, white_len: white.kings_per_config() as usize, variant }
+        let rays = DenseRays::get();
+        let half = |index, config: MenConfig, start| Half {
+            index,
+            config,
+            men: config.occupied(),
+            start,
+            man_moves: man_moves(config, index.material(), rays),
+        };
+        let halves = [half(white, config, 0), half(black, config.flip(), white.kings_per_config() as usize)];
+        Unit { kings, halves, variant, rays }
     }
 
     pub fn len(&self) -> usize {
@@ -80,24 +130,102 @@ impl<'a> Unit<'a> {
 
     /// Positions with White to move come first.
     pub fn white_len(&self) -> usize {
-        self.white_len
+        self.halves[1].start
     }
 
-    pub fn position(&self, local: usize) -> Position {
-        let (w, b) = self.kings[local];
-        if local < self.white_len {
-            self.white.position_with(self.config, w, b)
+    /// The half of `local` and its kings (own, opponent's).
+    #[inline]
+    fn at(&self, local: usize) -> (&Half<'a>, &Half<'a>, u32, u32) {
+        let (own, opp) = self.kings[local];
+        if local < self.halves[1].start {
+            (&self.halves[0], &self.halves[1], own, opp)
         } else {
-            self.black.position_with(self.config.flip(), w, b).map(|p| p.flip())
+            (&self.halves[1], &self.halves[0], own, opp)
         }
-        .expect("enumerated kings fit the slice")
     }
 
-    fn local(&self, pos: &Position) -> usize {
-        match pos.turn() {
-            Color::White => self.white.kings_rank_of(pos) as usize,
-            Color::Black => self.white_len + self.black.kings_rank_of(&pos.flip()) as usize,
+    /// The position `local` as its slice stores it: the side to move as
+    /// White (positions with Black to move are flipped).
+    pub fn slice_position(&self, local: usize) -> Position {
+        let (half, _, own, opp) = self.at(local);
+        half.index.position_with(half.config, own, opp).expect("enumerated kings fit the slice")
+    }
+
+    /// The position `local` with its real side to move.
+    pub fn position(&self, local: usize) -> Position {
+        let pos = self.slice_position(local);
+        if local < self.white_len() {
+            pos
+        } else {
+            pos.flip()
         }
+    }
+
+    /// Values the moves of `local` that leave the unit and counts the king
+    /// moves. Quiet positions are done on dense sets: no move list, no
+    /// successor position, only the rank of the kings after a man move.
+    fn scan(&self, local: usize, exits: &dyn Exits, moves: &mut Vec<Move>) -> Scan {
+        let (half, _, own, opp) = self.at(local);
+        let pos = half.index.position_with(half.config, own, opp).expect("enumerated kings fit the slice");
+        let mut best: Option<Value> = None;
+        let mut keep = |v: Value| best = Some(best.map_or(v, |b| better(b, v)));
+        if has_capture(&pos, self.variant) {
+            generate(&pos, self.variant, Routes::Merge, moves);
+            for m in moves.iter() {
+                keep(exits.exit(&pos, m));
+            }
+            return Scan { capture: true, best, king_moves: 0 };
+        }
+        let occupied = half.men | own | opp;
+        // Seen from the opponent, who moves next: the board turned.
+        let their_kings = opp.reverse_bits();
+        for mm in &half.man_moves {
+            if mm.to & occupied != 0 {
+                continue;
+            }
+            let mine = if mm.promotes { own | mm.to } else { own };
+            let index = mm.base + mm.index.kings_rank(mm.men, their_kings, mine.reverse_bits());
+            keep(exits.man_move(mm.material, index, mm.promotes));
+        }
+        let flying = self.variant.rules().flying_kings;
+        let mut king_moves = 0;
+        for_each_bit(own, |sq| king_moves += self.rays.king_steps(sq, occupied, flying).count_ones());
+        Scan { capture: false, best, king_moves: king_moves as u8 }
+    }
+
+    /// Calls `f` with the local number of every position a king move of
+    /// the side to move at `local` leads to.
+    fn king_successors(&self, local: usize, mut f: impl FnMut(usize)) {
+        let (half, other, own, opp) = self.at(local);
+        let occupied = half.men | own | opp;
+        let flying = self.variant.rules().flying_kings;
+        let their_kings = opp.reverse_bits();
+        for_each_bit(own, |from| {
+            let rest = own & !(1 << from);
+            for_each_bit(self.rays.king_steps(from, occupied, flying), |to| {
+                let mine = (rest | 1 << to).reverse_bits();
+                f(other.start + other.index.kings_rank(other.men, their_kings, mine) as usize);
+            });
+        });
+    }
+
+    /// Calls `f` with the local number of every position from which the
+    /// side that just moved reached `local` by a king move (it is to move
+    /// there, so the position is in the other half, the board turned).
+    fn king_predecessors(&self, local: usize, mut f: impl FnMut(usize)) {
+        let (_, other, own, opp) = self.at(local);
+        let movers = opp.reverse_bits();
+        let stayed = own.reverse_bits();
+        let occupied = other.men | movers | stayed;
+        let flying = self.variant.rules().flying_kings;
+        for_each_bit(movers, |to| {
+            let rest = movers & !(1 << to);
+            // A king move is its own reverse: it came from where it could go.
+            for_each_bit(self.rays.king_steps(to, occupied, flying), |from| {
+                let before = rest | 1 << from;
+                f(other.start + other.index.kings_rank(other.men, before, stayed) as usize);
+            });
+        });
     }
 
     /// Solves by retrograde iteration; returns packed values (win, draw,
@@ -131,19 +259,8 @@ impl<'a> Unit<'a> {
     ) {
         let mut moves = Vec::with_capacity(64);
         for local in 0..self.len() {
-            let pos = self.position(local);
-            capture[local] = has_capture(&pos, self.variant);
-            generate(&pos, self.variant, Routes::Merge, &mut moves);
-            let mut best: Option<Value> = None;
-            let mut open = 0;
-            for m in &moves {
-                if is_king_move(&pos, m) {
-                    open += 1;
-                } else {
-                    let v = exits.exit(&pos, m);
-                    best = Some(best.map_or(v, |b| better(b, v)));
-                }
-            }
+            let Scan { capture: c, best, king_moves: open } = self.scan(local, exits, &mut moves);
+            capture[local] = c;
             let not_lost = best.is_some_and(|b| b.wdl != Wdl::Loss);
             pending[local] = Pending { open, not_lost, longest_loss: best.map_or(0, |b| b.plies.0) };
             match best {
@@ -158,7 +275,6 @@ impl<'a> Unit<'a> {
     /// Finalises positions in order of distance and passes each result back
     /// to the positions that reach it by a king move.
     fn iterate(&self, fin: &mut [u16], pending: &mut [Pending], capture: &[bool], buckets: &mut Vec<Vec<(u32, u16)>>) {
-        let mut preds = Vec::with_capacity(64);
         let mut plies = 0;
         while plies < buckets.len() {
             let bucket = std::mem::take(&mut buckets[plies]);
@@ -169,11 +285,9 @@ impl<'a> Unit<'a> {
                 }
                 fin[local] = packed;
                 let back = Value::unpack(packed).expect("packed by push").back_one_ply(false);
-                king_retractions(&self.position(local), self.variant, &mut preds);
-                for pred in &preds {
-                    let p = self.local(pred);
+                self.king_predecessors(local, |p| {
                     if fin[p] != UNSET || capture[p] {
-                        continue;
+                        return;
                     }
                     match back.wdl {
                         Wdl::Win => push(buckets, p, back),
@@ -187,7 +301,7 @@ impl<'a> Unit<'a> {
                         }
                         _ => unreachable!("only wins and losses are propagated"),
                     }
-                }
+                });
             }
             plies += 1;
         }
@@ -201,48 +315,118 @@ impl<'a> Unit<'a> {
         let n = self.len();
         let mut moves = Vec::with_capacity(64);
         // Per position: the best exit, and its king moves' successors.
-        let mut best_exit: Vec<Option<Value>> = Vec::with_capacity(n);
+        let mut best_exit: Vec<u16> = Vec::with_capacity(n);
         let mut start = Vec::with_capacity(n + 1);
         let mut succ: Vec<u32> = Vec::new();
         for local in 0..n {
-            let pos = self.position(local);
-            generate(&pos, self.variant, Routes::Merge, &mut moves);
-            start.push(succ.len());
-            let mut best: Option<Value> = None;
-            for m in &moves {
-                if is_king_move(&pos, m) {
-                    succ.push(self.local(&pos.play(m)) as u32);
-                } else {
-                    let v = exits.exit(&pos, m);
-                    best = Some(best.map_or(v, |b| better(b, v)));
-                }
+            start.push(succ.len() as u32);
+            let scan = self.scan(local, exits, &mut moves);
+            if !scan.capture {
+                self.king_successors(local, |s| succ.push(s as u32));
             }
-            best_exit.push(best);
+            best_exit.push(scan.best.map_or(Score::NONE, Score::of));
         }
-        start.push(succ.len());
-        let mut next = vec![Value::DRAW; n];
-        let mut cur = vec![Value::DRAW; n];
+        start.push(succ.len() as u32);
+        // `next[s]`: what moving to `s` is worth to the mover at the count
+        // below. At the last count a king move reaches the limit: a draw.
+        let mut next = vec![Score::DRAW; n];
+        let mut cur = vec![0; n];
+        let mut values = vec![Score::NONE; n];
         for k in (0..limit).rev() {
+            let mut changed = false;
             for local in 0..n {
-                let kings = &succ[start[local]..start[local + 1]];
-                let mut best = best_exit[local];
-                for &s in kings {
-                    // The move that reaches the limit draws.
-                    let v = if k + 1 >= limit { Value::DRAW } else { next[s as usize].back_one_ply(false) };
-                    best = Some(best.map_or(v, |b| better(b, v)));
-                }
-                cur[local] = best.unwrap_or(NO_MOVE);
+                let kings = &succ[start[local] as usize..start[local + 1] as usize];
+                let best = kings.iter().fold(best_exit[local], |b, &s| b.max(next[s as usize]));
+                changed |= best != values[local];
+                values[local] = best;
+                cur[local] = Score::back(best);
             }
             std::mem::swap(&mut cur, &mut next);
+            // Below the last count every layer is the same function of the
+            // one above: once a layer repeats, so do all lower ones.
+            if !changed && k + 1 < limit {
+                break;
+            }
         }
-        next.iter().map(|v| v.pack()).collect()
+        values.iter().map(|&s| Score::value(s).pack()).collect()
     }
 }
 
-/// A quiet move of a king: the only moves that stay inside a unit.
+/// A move value as a number that grows with its worth to the mover (the
+/// order of [`better`]), so that the best move is a maximum: losses by
+/// length, then a draw, then wins, shortest first. Only pure results occur
+/// in a solve.
+struct Score;
+
+impl Score {
+    /// No move at all: lost at once, as a loss in 0 plies.
+    const NONE: u16 = 0;
+    const DRAW: u16 = 0x4000;
+    const WIN: u16 = 0x8000;
+    const MAX: u16 = 0x3FFF;
+
+    #[inline]
+    fn of(v: Value) -> u16 {
+        debug_assert!(v.plies.0 < Score::MAX);
+        match v.wdl {
+            Wdl::Win => Score::WIN | (Score::MAX - v.plies.0),
+            Wdl::Loss => v.plies.0,
+            _ => Score::DRAW,
+        }
+    }
+
+    #[inline]
+    fn value(s: u16) -> Value {
+        match s {
+            Score::DRAW => Value::DRAW,
+            s if s >= Score::WIN => Value::new(Wdl::Win, Score::MAX - (s & Score::MAX)),
+            s => Value::new(Wdl::Loss, s),
+        }
+    }
+
+    /// [`Value::back_one_ply`] without a conversion.
+    #[inline]
+    fn back(s: u16) -> u16 {
+        Score::of(Score::value(s).back_one_ply(false))
+    }
+}
+
+/// The man moves of the side to move of `config` (in its slice's frame,
+/// `material`) that no man blocks, with where each lands.
+fn man_moves(config: MenConfig, material: Material, rays: &DenseRays) -> Vec<ManMove> {
+    let (own, opp) = (config.white(), config.black());
+    let mut out = Vec::new();
+    for_each_bit(own, |from| {
+        // A man steps like a short king, forward only (to higher numbers).
+        let ahead = !((2u32 << from) - 1);
+        for_each_bit(rays.king_steps(from, config.occupied(), false) & ahead, |to| {
+            let promotes = to >= 28;
+            let mut moved = own & !(1 << from);
+            if !promotes {
+                moved |= 1 << to;
+            }
+            // Seen from the opponent, who moves next.
+            let after = MenConfig::new(opp.reverse_bits(), moved.reverse_bits());
+            let material = if promotes {
+                Material::new(material.opp_kings, material.opp_men, material.own_kings + 1, material.own_men - 1)
+            } else {
+                material.swap()
+            };
+            let index = SliceIndex::new(material);
+            let base = index.config_rank(after) * index.kings_per_config();
+            out.push(ManMove { to: 1 << to, promotes, material, index, base, men: after.occupied() });
+        });
+    });
+    out
+}
+
+/// Calls `f` with each square (dense number) of `set`, lowest first.
 #[inline]
-fn is_king_move(pos: &Position, m: &Move) -> bool {
-    !m.is_capture() && pos.all_kings().contains(m.from())
+fn for_each_bit(mut set: u32, mut f: impl FnMut(u32)) {
+    while set != 0 {
+        f(set.trailing_zeros());
+        set &= set - 1;
+    }
 }
 
 fn push(buckets: &mut Vec<Vec<(u32, u16)>>, local: usize, v: Value) {

@@ -12,7 +12,9 @@
 //! how many Black men stand on rank 8: within a group, White's men choose
 //! among a fixed number of free squares.
 
-use crate::board::{Bitboard, Color};
+use std::sync::LazyLock;
+
+use crate::board::{ray, Bitboard, Color, Direction, Square};
 use crate::material::Material;
 use crate::position::Position;
 
@@ -44,72 +46,40 @@ pub fn binomial(n: u32, k: u32) -> u64 {
 const RANK_8: u32 = 0xF000_0000;
 const RANKS_2_TO_7: u32 = 0x0FFF_FFF0;
 
-/// Per rank parity, the dense nibble of each byte of a rank's 8x8 bits.
-const TO_DENSE: [[u8; 256]; 2] = {
-    let mut t = [[0u8; 256]; 2];
-    let mut parity = 0;
-    while parity < 2 {
-        let mut byte = 0;
-        while byte < 256 {
-            let mut nibble = 0u8;
-            let mut i = 0;
-            while i < 4 {
-                if byte & (1 << (2 * i + parity)) != 0 {
-                    nibble |= 1 << i;
-                }
-                i += 1;
-            }
-            t[parity][byte] = nibble;
-            byte += 1;
-        }
-        parity += 1;
-    }
-    t
-};
-
-/// Per rank parity, the 8x8 byte of each dense nibble.
-const FROM_DENSE: [[u8; 16]; 2] = {
-    let mut t = [[0u8; 16]; 2];
-    let mut parity = 0;
-    while parity < 2 {
-        let mut nibble = 0;
-        while nibble < 16 {
-            let mut byte = 0u8;
-            let mut i = 0;
-            while i < 4 {
-                if nibble & (1 << i) != 0 {
-                    byte |= 1 << (2 * i + parity);
-                }
-                i += 1;
-            }
-            t[parity][nibble] = byte;
-            nibble += 1;
-        }
-        parity += 1;
-    }
-    t
-};
+/// Dark squares of the even ranks (1, 3, 5, 7): bits 0, 2, 4, 6 of a byte.
+const EVEN_RANKS: u64 = 0x0055_0055_0055_0055;
+/// Dark squares of the odd ranks (2, 4, 6, 8) moved down one file: bits 0,
+/// 2, 4, 6 of their bytes.
+const ODD_RANKS_DOWN: u64 = 0x5500_5500_5500_5500;
 
 /// A set of squares in the dense numbering.
+///
+/// Branch-free and table-free (the indexer's hot path): the odd ranks are
+/// moved down a file so that every dark square sits on an even bit of its
+/// rank's byte, then the bits are packed together, halving the gaps at
+/// each step: 2 -> 1 within a byte, then bytes into nibbles, 16- and
+/// 32-bit halves.
 #[inline]
 pub fn dense(bb: Bitboard) -> u32 {
-    let mut out = 0u32;
-    for rank in 0..8 {
-        let byte = (bb.0 >> (8 * rank)) as u8;
-        out |= (TO_DENSE[rank & 1][byte as usize] as u32) << (4 * rank);
-    }
-    out
+    let mut x = (bb.0 & EVEN_RANKS) | ((bb.0 >> 1) & ODD_RANKS_DOWN);
+    x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
+    x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
+    x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
+    x = (x | (x >> 16)) & 0x0000_0000_FFFF_FFFF;
+    x as u32
 }
 
-/// The inverse of [`dense`].
+/// The inverse of [`dense`]: the same steps backwards.
 #[inline]
 pub fn sparse(set: u32) -> Bitboard {
-    let mut bb = 0u64;
-    for rank in 0..8 {
-        let nibble = (set >> (4 * rank)) & 0xF;
-        bb |= (FROM_DENSE[rank & 1][nibble as usize] as u64) << (8 * rank);
-    }
-    Bitboard(bb)
+    let mut x = set as u64;
+    x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
+    x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
+    x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+    x = (x | (x << 1)) & 0x5555_5555_5555_5555;
+    Bitboard((x & EVEN_RANKS) | ((x & ODD_RANKS_DOWN) << 1))
 }
 
 /// Colex rank of `set` after removing the squares of `taken` (disjoint from
@@ -173,6 +143,14 @@ pub struct MenConfig {
 }
 
 impl MenConfig {
+    /// The configuration of White's and Black's men (dense sets, disjoint,
+    /// no White man on rank 8 nor Black man on rank 1).
+    #[inline]
+    pub fn new(white: u32, black: u32) -> MenConfig {
+        debug_assert!(white & black == 0 && white & RANK_8 == 0 && black & 0xF == 0);
+        MenConfig { white, black }
+    }
+
     /// How far the men have come: each man move adds exactly one. Man moves
     /// therefore lead from one level to the next, never back.
     pub fn progress(&self) -> u32 {
@@ -414,6 +392,70 @@ fn for_each_subset(squares: u32, k: u32, mut f: impl FnMut(u32)) {
     }
 }
 
+/// The board's diagonal rays in the dense numbering, for solvers that keep
+/// positions as dense sets and would otherwise convert to bitboards and
+/// back for every king move.
+///
+/// Dense numbers grow with the rank, so along a northward ray they rise and
+/// along a southward one they fall: the nearest blocker is the lowest or
+/// the highest bit, as on the 8x8 board.
+pub struct DenseRays([[u32; 4]; 32]);
+
+static DENSE_RAYS: LazyLock<DenseRays> = LazyLock::new(|| {
+    let mut rays = [[0; 4]; 32];
+    for (n, dirs) in rays.iter_mut().enumerate() {
+        for dir in Direction::ALL {
+            dirs[dir.index()] = dense(ray(Square::from_dense(n as u8), dir).bitboard());
+        }
+    }
+    DenseRays(rays)
+});
+
+impl DenseRays {
+    /// The rays, built from the board's on first use.
+    pub fn get() -> &'static DenseRays {
+        &DENSE_RAYS
+    }
+
+    /// Where a king on dense square `sq` can move without capturing, given
+    /// the occupied squares: [`crate::movegen`]'s king steps, densely.
+    #[inline]
+    pub fn king_steps(&self, sq: u32, occupied: u32, flying: bool) -> u32 {
+        let mut to = 0;
+        for dir in Direction::ALL {
+            let ray = self.0[sq as usize][dir.index()];
+            let reach = if dir.is_northward() {
+                // Everything below the lowest blocker (or the first square).
+                let stop = if flying { ray & occupied } else { ray & !lowest(ray) };
+                ray & lowest(stop).wrapping_sub(1)
+            } else {
+                let stop = if flying { ray & occupied } else { ray & !highest(ray) };
+                // Everything above the highest blocker.
+                let h = highest(stop);
+                ray & !(h | h.saturating_sub(1))
+            };
+            to |= reach & !occupied;
+        }
+        to
+    }
+}
+
+/// The lowest bit of `x` (0 if none).
+#[inline]
+fn lowest(x: u32) -> u32 {
+    x & x.wrapping_neg()
+}
+
+/// The highest bit of `x` (0 if none).
+#[inline]
+fn highest(x: u32) -> u32 {
+    if x == 0 {
+        0
+    } else {
+        1 << (31 - x.leading_zeros())
+    }
+}
+
 /// Configurations with `h` Black men on rank 8.
 fn group_size(om: u32, am: u32, h: u32) -> u64 {
     if h > am {
@@ -434,6 +476,16 @@ mod tests {
             assert_eq!(sparse(1 << sq.dense()), sq.bb());
         }
         assert_eq!(dense(Bitboard::DARK), u32::MAX);
+        // Sets of several squares too: each square keeps its own place.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..1000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let set = (x >> 32) as u32;
+            let expected = Square::all().filter(|sq| set & 1 << sq.dense() != 0).fold(Bitboard::EMPTY, |b, sq| b.with(sq));
+            assert_eq!(sparse(set), expected);
+            assert_eq!(dense(expected), set);
+            assert_eq!(dense(Bitboard(expected.0 | !Bitboard::DARK.0)), set, "light squares are ignored");
+        }
     }
 
     #[test]
@@ -446,6 +498,30 @@ mod tests {
             expected += 1;
         });
         assert_eq!(expected, index.kings_per_config());
+    }
+
+    #[test]
+    fn dense_king_steps_match_the_board() {
+        use crate::board::open_ray;
+        let rays = DenseRays::get();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..200 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Sparse and dense occupancies alike.
+            let occupied = ((x >> 32) as u32) & ((x >> 7) as u32);
+            for sq in Square::all() {
+                let occ = sparse(occupied & !(1 << sq.dense()));
+                let mut flying = Bitboard::EMPTY;
+                let mut short = Bitboard::EMPTY;
+                for dir in Direction::ALL {
+                    flying |= open_ray(sq, dir, occ);
+                    short |= sq.bb().shift(dir) & !occ;
+                }
+                let d = sq.dense() as u32;
+                assert_eq!(rays.king_steps(d, dense(occ), true), dense(flying), "{sq} {occ:?}");
+                assert_eq!(rays.king_steps(d, dense(occ), false), dense(short), "{sq} {occ:?}");
+            }
+        }
     }
 
     #[test]
