@@ -13,7 +13,7 @@ use damka::{fen, RuleSet, Value, Variant, Wdl};
 use serde::Serialize;
 
 use crate::driver::{pairs_in_order, release_unneeded};
-use crate::solver::{binding, reset_limit, solve_pair_both, Known, Metric, Options, Solved};
+use crate::solver::{solve_pair_both, Known, Metric, Options, Solved};
 
 /// A rule that applies to some winning position of a slice.
 #[derive(Debug, Clone, Serialize)]
@@ -106,7 +106,7 @@ fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -
     };
     let (mut pure_hist, mut rule_hist) = (BTreeMap::new(), BTreeMap::new());
     let mut limits: BTreeMap<u16, u64> = BTreeMap::new();
-    let binding = binding(rules, material);
+    let binding = rules.binding(material);
     let both_kings = material.own_kings > 0 && material.opp_kings > 0;
     let mut applied: BTreeMap<String, (u16, u16)> = BTreeMap::new();
     let (mut longest_pure, mut longest_rule, mut longest_cursed) = (None, None, None::<(u16, u64)>);
@@ -136,7 +136,7 @@ fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -
             longest_cursed = Some((p.plies.0, i));
         }
         let pos = pure.index.position(i);
-        if let Some(l) = reset_limit(rules, binding, &pos, true) {
+        if let Some(l) = rules.reset_limit(binding, &pos, true) {
             *limits.entry(l).or_insert(0) += 1;
         }
         // A kings-only count cannot grow while a side has no king to move.

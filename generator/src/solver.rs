@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use damka::index::{MenConfig, SliceIndex};
+use damka::rules::Binding;
 use damka::{Color, Material, Move, Position, RuleSet, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -82,19 +83,6 @@ impl Options {
     }
 }
 
-/// How the rules bind in a slice, which decides how it is solved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Binding {
-    /// No limit (pure values), or only limits that reset at conversions.
-    Quiet,
-    /// Only a kings-only limit applies and men are on the board: a man move
-    /// resets the count, so it ends a distance like a conversion.
-    KingsOnly,
-    /// A kings-only limit binds beside a quiet one: solve over (position,
-    /// kings-only count) with this limit.
-    Both(u16),
-}
-
 /// Solves `material` and its twin. Returns one or two solved slices with
 /// their final values (rule values under a rule set).
 pub fn solve_pair(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
@@ -117,46 +105,11 @@ pub fn solve_pair_both(material: Material, opts: &Options, known: &Known, on_lev
     match opts.rules.as_ref().filter(|r| !r.is_empty()) {
         None => PairSolution { pure, rules: None },
         Some(rules) => {
-            let binding = binding(rules, material);
+            let binding = rules.binding(material);
             let verdicts = Verdicts { rules, pure: &pure, binding };
             let rules = solve(material, opts, known, Some(&verdicts), binding, on_level);
             PairSolution { pure, rules: Some(rules) }
         }
-    }
-}
-
-pub(crate) fn binding(rules: &RuleSet, material: Material) -> Binding {
-    // Any position of the slice tells which kings-only limit applies: the
-    // conditions that depend on more than material only touch quiet limits.
-    let pos = SliceIndex::new(material).position(0);
-    let kings_only = rules.kings_only_limit(&pos);
-    let quiet = rules.rules.iter().any(|r| r.counter == damka::rules::Counter::Quiet);
-    let both_kings = material.own_kings > 0 && material.opp_kings > 0;
-    match kings_only {
-        Some(_) if material.men() > 0 && !quiet => Binding::KingsOnly,
-        Some(limit) if material.men() > 0 && both_kings => Binding::Both(limit),
-        _ => Binding::Quiet,
-    }
-}
-
-/// The plies within which a reset must come at `pos` (a fresh count) for
-/// the side to move to win (`wins`) or its opponent to win, under `binding`.
-pub(crate) fn reset_limit(rules: &RuleSet, binding: Binding, pos: &Position, wins: bool) -> Option<u16> {
-    let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
-    let quiet = match binding {
-        Binding::KingsOnly => None,
-        _ => rules.quiet_limit(pos, wins),
-    };
-    // Without men the two counts are one: both limits bind it. With men and
-    // a quiet limit the kings-only count lives in the solved state instead.
-    let kings = match binding {
-        Binding::KingsOnly => rules.kings_only_limit(pos),
-        _ if no_men => rules.kings_only_limit(pos),
-        _ => None,
-    };
-    match (quiet, kings) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }
 
@@ -172,7 +125,7 @@ impl Verdicts<'_> {
     /// The rule value of `pos` (White to move) from its rule distance `raw`.
     fn judge(&self, pos: &Position, raw: Value, slice: usize) -> Value {
         let pure = self.pure[slice].value(pos);
-        let limit = |wins: bool| reset_limit(self.rules, self.binding, pos, wins);
+        let limit = |wins: bool| self.rules.reset_limit(self.binding, pos, wins);
         let within = |wins: bool| limit(wins).is_none_or(|l| raw.plies.0 <= l);
         // A saved result keeps the rule distance that was too long, or 0
         // where no reset can be forced at all (docs/FORMAT.md).

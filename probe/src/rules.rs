@@ -142,10 +142,23 @@ impl RuleSet {
             message: e.message().to_string(),
         })?;
         set.hash = crate::format::content_hash(text.as_bytes());
+        // The line of each rule, for errors: its `name = "..."` entry, looked
+        // for from the rule's own `[[rule]]` header (an earlier rule's text
+        // may quote the name).
+        let headers: Vec<usize> = text
+            .split_inclusive('\n')
+            .scan(0, |offset, line| {
+                let at = *offset;
+                *offset += line.len();
+                Some((at, line.trim()))
+            })
+            .filter(|(_, line)| line.starts_with("[[rule]]"))
+            .map(|(at, _)| at)
+            .collect();
         let mut search_from = 0;
-        for rule in &mut set.rules {
-            // The line of each rule, for errors: its `name = "..."` entry.
-            let at = text[search_from..].find(&format!("\"{}\"", rule.name)).map_or(0, |i| i + search_from);
+        for (n, rule) in set.rules.iter_mut().enumerate() {
+            let from = headers.get(n).copied().unwrap_or(search_from).max(search_from);
+            let at = text[from..].find(&format!("\"{}\"", rule.name)).map_or(from, |i| i + from);
             search_from = at;
             let line = line_of(text, at);
             rule.check().map_err(|message| RulesError::Rule { line, rule: rule.name.clone(), message })?;
@@ -187,6 +200,63 @@ impl RuleSet {
 
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
+    }
+}
+
+/// How the limits of a rule set bind in a slice; this decides what a
+/// stored distance counts and how a slice is solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// No limit, or only limits that reset at conversions (captures and
+    /// promotions): distances count plies to the next conversion.
+    Quiet,
+    /// Only a kings-only limit applies and men are on the board: a man move
+    /// resets the count too, so distances count plies to the next man move
+    /// or capture.
+    KingsOnly,
+    /// A kings-only limit binds beside a quiet one: the state is (position,
+    /// kings-only count) with this limit; distances count plies to the next
+    /// conversion from a fresh count.
+    Both(u16),
+}
+
+impl RuleSet {
+    /// How this rule set binds in slice `material`.
+    pub fn binding(&self, material: crate::material::Material) -> Binding {
+        // Any position of the slice tells which kings-only limit applies:
+        // the conditions that depend on more than material only touch quiet
+        // limits.
+        let pos = crate::index::SliceIndex::new(material).position(0);
+        let kings_only = self.kings_only_limit(&pos);
+        let quiet = self.rules.iter().any(|r| r.counter == Counter::Quiet);
+        let both_kings = material.own_kings > 0 && material.opp_kings > 0;
+        match kings_only {
+            Some(_) if material.men() > 0 && !quiet => Binding::KingsOnly,
+            Some(limit) if material.men() > 0 && both_kings => Binding::Both(limit),
+            _ => Binding::Quiet,
+        }
+    }
+
+    /// The plies within which the next reset must come at `pos` (a fresh
+    /// count) for the side to move to win (`wins`), or for its opponent to
+    /// win, under `binding`. `None`: no limit.
+    pub fn reset_limit(&self, binding: Binding, pos: &Position, wins: bool) -> Option<u16> {
+        let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
+        let quiet = match binding {
+            Binding::KingsOnly => None,
+            _ => self.quiet_limit(pos, wins),
+        };
+        // Without men the two counts are one: both limits bind it. With men
+        // and a quiet limit the kings-only count lives in the solved state.
+        let kings = match binding {
+            Binding::KingsOnly => self.kings_only_limit(pos),
+            _ if no_men => self.kings_only_limit(pos),
+            _ => None,
+        };
+        match (quiet, kings) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -310,70 +380,214 @@ pub enum Verdict {
 }
 
 impl RuleSet {
-    /// The result of the state (`pos`, `counters`) given the stored fresh
-    /// value of `pos` (result under this rule set and plies to the next
-    /// reset). Exact where the stored data decides it, else
-    /// [`Verdict::Ambiguous`], never a wrong answer.
+    /// The result of the state (`pos`, `counters`) of a game still in
+    /// progress (no limit reached yet), given the stored fresh value of
+    /// `pos` (result under this rule set and plies to the next reset; for a
+    /// cursed win or blessed loss the plies with the quiet limit lifted, 0
+    /// where no reset can be forced). Exact where the stored data decides
+    /// it, else [`Verdict::Ambiguous`], never a wrong answer.
+    ///
+    /// What stays open: where the lone king stood when the count started
+    /// (the main-road rule), and whether a line of exactly the plies left
+    /// ends in a conversion (which counts on the limit ply) or by leaving
+    /// the opponent without a move (which does not: the limit is reached
+    /// first).
     pub fn judge(&self, pos: &Position, fresh: crate::Value, counters: Counters) -> Verdict {
         use crate::Wdl;
         if counters == Counters::default() {
             return Verdict::Exact(fresh.wdl);
         }
-        let wins = matches!(fresh.wdl, Wdl::Win | Wdl::CursedWin);
-        let loses = matches!(fresh.wdl, Wdl::Loss | Wdl::BlessedLoss);
-        if !wins && !loses {
+        let (good, saved) = match fresh.wdl {
             // Counters only take chances away: a draw stays a draw.
-            return Verdict::Exact(Wdl::Draw);
-        }
-        let d = fresh.plies.0;
-        let (good, saved) = if wins { (Wdl::Win, Wdl::CursedWin) } else { (Wdl::Loss, Wdl::BlessedLoss) };
-        if matches!(fresh.wdl, Wdl::CursedWin | Wdl::BlessedLoss) {
-            // Even a fresh count does not leave enough plies.
+            Wdl::Draw => return Verdict::Exact(Wdl::Draw),
+            Wdl::Win | Wdl::CursedWin => (Wdl::Win, Wdl::CursedWin),
+            Wdl::Loss | Wdl::BlessedLoss => (Wdl::Loss, Wdl::BlessedLoss),
+        };
+        let d = fresh.plies.0 as u32;
+        if fresh.wdl == saved && d == 0 {
+            // No reset can be forced even without the quiet limit.
             return Verdict::Exact(saved);
         }
-        // The limit that applied when the count started: the side that moved
-        // first since then is the side to move now if the count is even.
-        let first_mover_is_us = counters.quiet % 2 == 0;
-        let limit = |road: MainRoad| {
+        let wins = good == Wdl::Win;
+        let (q, k) = (counters.quiet as u32, counters.kings_only as u32);
+        // Whether the winner's line of d plies fits a count at `c` with limit
+        // `l`: yes, no, or unknown when it would end on the limit ply.
+        let fits = |c: u32, l: u32| match (d + c).cmp(&l) {
+            std::cmp::Ordering::Less => Some(true),
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Greater => Some(false),
+        };
+        // The side that moved first since the count started is the side to
+        // move now if the count is even.
+        let first_mover_is_us = q % 2 == 0;
+        let quiet_limit = |road: MainRoad| {
             self.rules
                 .iter()
                 .filter(|r| r.counter == Counter::Quiet)
                 .filter_map(|r| r.limit_for(pos, wins, road).map(|l| (r, l)))
                 .map(|(r, l)| match (r.limit_moves, first_mover_is_us) {
                     // limit_for assumed the side to move moved first.
-                    (Some(m), false) => if l == 2 * m - 1 { 2 * m } else { 2 * m - 1 },
+                    (Some(m), false) => {
+                        if l == 2 * m - 1 {
+                            2 * m
+                        } else {
+                            2 * m - 1
+                        }
+                    }
                     _ => l,
                 })
                 .min()
         };
-        let quiet_ok = |road| limit(road).is_none_or(|l| d as u32 + counters.quiet as u32 <= l as u32);
-        let kings_only = self.kings_only_limit(pos);
         let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
-        let kings_ok = match kings_only {
+        let kings_ok = match self.kings_only_limit(pos) {
             None => Some(true),
             // Without men both counters restart together: the count is the
             // same, and the stored distance was judged against both.
-            Some(l) if no_men => Some(d as u32 + counters.kings_only.max(counters.quiet) as u32 <= l as u32),
+            Some(l) if no_men => fits(q.max(k), l as u32),
             // The winning line reaches its reset before the kings-only count
-            // runs out: the count cannot matter.
-            Some(l) if d as u32 + counters.kings_only as u32 <= l as u32 => Some(true),
-            // Otherwise the stored distance (for a fresh kings-only count)
-            // cannot say whether another line fits.
-            Some(_) => None,
+            // runs out: the count cannot matter. Otherwise the stored
+            // distance (for a fresh kings-only count) cannot say whether
+            // another line, with a man move on the way, fits.
+            Some(l) => fits(k, l as u32).filter(|&ok| ok),
         };
-        let answer = |road| match (quiet_ok(road), kings_ok) {
-            (false, _) => Some(saved),
-            (true, Some(true)) => Some(good),
-            (true, Some(false)) => Some(saved),
-            (true, None) => None,
+        let depends_on_road = self.depends_on_main_road(pos);
+        // The result if the count started with the lone king on the main road
+        // (`Assume(true)`) or not; `None` inside: undecided; outer `None`:
+        // such a start would have drawn the game by now.
+        let answer = |road: MainRoad| -> Option<Option<Wdl>> {
+            let quiet_ok = match quiet_limit(road) {
+                None => Some(true),
+                // The main-road rule's material has one stronger side: its
+                // limit ends the game.
+                Some(l) if depends_on_road && q >= l as u32 => return None,
+                Some(l) => fits(q, l as u32),
+            };
+            Some(match (quiet_ok, kings_ok) {
+                (Some(false), _) | (_, Some(false)) => Some(saved),
+                (Some(true), Some(true)) => Some(good),
+                _ => None,
+            })
         };
-        let roads: &[MainRoad] =
-            if self.depends_on_main_road(pos) { &[MainRoad::Assume(true), MainRoad::Assume(false)] } else { &[MainRoad::Now] };
-        let answers: Vec<Option<Wdl>> = roads.iter().map(|&r| answer(r)).collect();
-        match answers.as_slice() {
-            [Some(a)] => Verdict::Exact(*a),
-            [Some(a), Some(b)] if a == b => Verdict::Exact(*a),
+        let answers = if depends_on_road {
+            [answer(MainRoad::Assume(true)), answer(MainRoad::Assume(false))]
+        } else {
+            [answer(MainRoad::Now), None]
+        };
+        match answers {
+            [None, None] => Verdict::Exact(saved),
+            [Some(Some(a)), None] | [None, Some(Some(a))] => Verdict::Exact(a),
+            [Some(Some(a)), Some(Some(b))] if a == b => Verdict::Exact(a),
             _ => Verdict::Ambiguous(good, saved),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses() {
+        for name in RuleSet::preset_names() {
+            let set = RuleSet::preset(name).unwrap_or_else(|e| panic!("preset {name}: {e}"));
+            assert_eq!(set.name, name);
+            for rule in &set.rules {
+                assert!(!rule.text.is_empty(), "{name}: rule {} says nothing", rule.name);
+            }
+        }
+        let russian = RuleSet::preset("russian").unwrap();
+        let names: Vec<&str> = russian.rules.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["three-kings", "kings-only", "balance-4-5", "balance-6-7", "main-road", "small-endings"]);
+        assert!(RuleSet::preset("none").unwrap().is_empty());
+        assert_ne!(russian.hash, RuleSet::preset("brazilian").unwrap().hash);
+        assert_eq!(RuleSet::preset("dutch").unwrap_err(), RulesError::Unknown("dutch".into()));
+    }
+
+    /// A file whose second rule, `bad`, starts on line 8 with `name` on
+    /// line 9, and goes on with `rest`.
+    fn parse_with(rest: &str) -> Result<RuleSet, RulesError> {
+        let text = format!(
+            "name = \"test\"\n\n[[rule]]\nname = \"good\"\ncounter = \"quiet\"\nlimit_plies = 10\n\n[[rule]]\nname = \"bad\"\n{rest}"
+        );
+        RuleSet::parse(&text)
+    }
+
+    fn rule_error(rest: &str, needle: &str) {
+        match parse_with(rest) {
+            Err(RulesError::Rule { line, rule, message }) => {
+                assert_eq!((line, rule.as_str()), (9, "bad"), "{message}");
+                assert!(message.contains(needle), "'{message}' does not mention '{needle}'");
+            }
+            other => panic!("expected an error in rule 'bad', got {other:?}"),
+        }
+    }
+
+    fn syntax_error(rest: &str, expected_line: usize, needle: &str) {
+        match parse_with(rest) {
+            Err(e @ RulesError::Syntax { line, .. }) => {
+                assert_eq!(line, expected_line, "{e}");
+                assert!(e.to_string().contains(needle), "'{e}' does not mention '{needle}'");
+                assert!(e.to_string().starts_with(&format!("line {expected_line}:")), "{e}");
+            }
+            other => panic!("expected a syntax error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_good_file_parses() {
+        let set = parse_with("counter = \"kings_only\"\nlimit_moves = 3\nwhen = { strong = [\"KK\"], weak = \"lone-king\" }\n")
+            .expect("valid rule file");
+        assert_eq!(set.rules.len(), 2);
+        assert_eq!(set.rules[1].limit_moves, Some(3));
+    }
+
+    #[test]
+    fn unknown_keys_name_their_line() {
+        syntax_error("counter = \"quiet\"\nlimit_plies = 10\nlimt_moves = 3\n", 12, "limt_moves");
+        syntax_error("counter = \"quiet\"\nlimit_plies = 10\nwhen = { strongest = [\"KK\"] }\n", 12, "strongest");
+        syntax_error("counter = \"plies\"\nlimit_plies = 10\n", 10, "plies");
+    }
+
+    #[test]
+    fn bad_syntax_names_its_line() {
+        syntax_error("counter = \"quiet\"\nlimit_plies = = 10\n", 11, "");
+        syntax_error("counter = \"quiet\nlimit_plies = 10\n", 10, "");
+    }
+
+    #[test]
+    fn limits_must_be_given_once() {
+        rule_error("counter = \"quiet\"\nlimit_plies = 10\nlimit_moves = 5\nwhen = { strong = [\"KK\"] }\n", "not both");
+        rule_error("counter = \"quiet\"\n", "no limit");
+        rule_error("counter = \"quiet\"\nlimit_plies = 0\n", "limit of 0");
+    }
+
+    #[test]
+    fn moves_need_a_stronger_side() {
+        rule_error("counter = \"quiet\"\nlimit_moves = 5\n", "stronger side");
+        rule_error("counter = \"quiet\"\nlimit_moves = 5\nwhen = { both_have_kings = true }\n", "stronger side");
+    }
+
+    #[test]
+    fn material_must_read_as_kings_then_men() {
+        for bad in ["KXK", "MK", "", "KKKKKKKKKKKKK"] {
+            rule_error(&format!("counter = \"quiet\"\nlimit_plies = 9\nwhen = {{ strong = [\"KK\", \"{bad}\"] }}\n"), "is not material");
+        }
+        rule_error("counter = \"quiet\"\nlimit_plies = 9\nwhen = { weak = \"two-kings\" }\n", "two-kings");
+    }
+
+    #[test]
+    fn piece_ranges_must_not_be_empty() {
+        rule_error("counter = \"quiet\"\nlimit_plies = 9\nwhen = { pieces_min = 6, pieces_max = 4 }\n", "pieces_min 6 is above pieces_max 4");
+        assert!(parse_with("counter = \"quiet\"\nlimit_plies = 9\nwhen = { pieces_min = 4, pieces_max = 4 }\n").is_ok());
+    }
+
+    #[test]
+    fn the_line_is_the_rule_not_an_earlier_mention_of_its_name() {
+        // The first rule's text quotes the second rule's name.
+        let text = "name = \"test\"\n\n[[rule]]\nname = \"good\"\ntext = 'see \"bad\"'\ncounter = \"quiet\"\nlimit_plies = 10\n\n[[rule]]\nname = \"bad\"\ncounter = \"quiet\"\n";
+        match RuleSet::parse(text) {
+            Err(RulesError::Rule { line, .. }) => assert_eq!(line, 10),
+            other => panic!("expected an error in rule 'bad', got {other:?}"),
         }
     }
 }

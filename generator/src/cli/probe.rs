@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
-use damka::{notation, Material, OpenOptions, RankedMove, RuleSetId, Tablebase, Value, Variant, Wdl};
+use damka::{notation, Counters, Material, Verdict, OpenOptions, RankedMove, RuleSetId, Tablebase, Value, Variant, Wdl};
 use serde_json::json;
 
 use super::generate::load_rules;
@@ -38,15 +38,6 @@ pub struct ProbeArgs {
 }
 
 pub fn run(args: ProbeArgs) -> Result<()> {
-    if args.quiet > 0 || args.kings_only > 0 {
-        bail!(
-            "--quiet {} --kings-only {}: probing with running move-limit counters needs the rule-aware \
-             probe, which damka probe does not use yet; the stored values are for fresh counters \
-             (--quiet 0 --kings-only 0)",
-            args.quiet,
-            args.kings_only
-        );
-    }
     let pos = parse_fen(&args.fen, args.variant)?;
     let mut options = OpenOptions::new(args.variant).cache_bytes(4 << 20);
     if let Some(name) = &args.rules {
@@ -55,6 +46,15 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     }
     let tb = Tablebase::open(&args.dir, options).with_context(|| format!("cannot open tables in {}", args.dir.display()))?;
     let value = tb.probe_value(&pos)?;
+    let counters = Counters { quiet: args.quiet, kings_only: args.kings_only };
+    let verdict = if counters == Counters::default() {
+        None
+    } else {
+        // The rule set named, else the one the tables record (a preset).
+        let name = args.rules.clone().or_else(|| tb.rules().map(|r| r.name.clone()));
+        let rules = load_rules(name.as_deref(), args.variant)?;
+        Some(tb.probe_counters(&pos, &rules, counters)?)
+    };
     let moves = tb.rank_moves(&pos)?;
     let material = Material::of(&if pos.turn() == damka::Color::Black { pos.flip() } else { pos });
     let fen = damka::fen::write(&pos, args.variant);
@@ -65,6 +65,12 @@ pub fn run(args: ProbeArgs) -> Result<()> {
             "material": material.to_string(),
             "rules": tb.rules().map(|r| json!({ "name": r.name, "hash": format!("{:016x}", r.hash) })),
             "value": value_json(value),
+            "counters": verdict.map(|v| json!({
+                "quiet": counters.quiet,
+                "kings_only": counters.kings_only,
+                "exact": matches!(v, Verdict::Exact(_)),
+                "wdl": verdict_text(v),
+            })),
             "moves": moves.iter().map(|m| move_json(m, args.variant)).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -73,6 +79,9 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     let rules = tb.rules().map_or("unknown".to_string(), |r| r.name.clone());
     println!("{fen}  ({}, {material}, rule set {rules}, fresh counters)", args.variant);
     println!("value: {}", describe(value));
+    if let Some(v) = verdict {
+        println!("with --quiet {} --kings-only {}: {}", counters.quiet, counters.kings_only, verdict_text(v));
+    }
     if moves.is_empty() {
         println!("no legal move: the side to move has lost");
         return Ok(());
@@ -84,6 +93,14 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         println!("{:<width$}  {:<12}  {plies}", notation::write(&m.mv, args.variant), m.value.wdl.name());
     }
     Ok(())
+}
+
+/// `win`, or `ambiguous: win or cursed-win`.
+fn verdict_text(v: Verdict) -> String {
+    match v {
+        Verdict::Exact(wdl) => wdl.name().to_string(),
+        Verdict::Ambiguous(a, b) => format!("ambiguous: {a} or {b}"),
+    }
 }
 
 /// "win, 7 plies to the next capture or promotion".
