@@ -11,6 +11,7 @@
 use damka::index::{DenseRays, MenConfig, SliceIndex};
 use damka::movegen::{generate, has_capture, Routes};
 use damka::{Material, Move, Position, Value, Variant, Wdl};
+use rayon::prelude::*;
 
 /// Where the values of moves that leave a unit come from.
 pub trait Exits: Sync {
@@ -151,16 +152,6 @@ impl<'a> Unit<'a> {
         half.index.position_with(half.config, own, opp).expect("enumerated kings fit the slice")
     }
 
-    /// The position `local` with its real side to move.
-    pub fn position(&self, local: usize) -> Position {
-        let pos = self.slice_position(local);
-        if local < self.white_len() {
-            pos
-        } else {
-            pos.flip()
-        }
-    }
-
     /// Values the moves of `local` that leave the unit and counts the king
     /// moves. Quiet positions are done on dense sets: no move list, no
     /// successor position, only the rank of the kings after a man move.
@@ -257,9 +248,15 @@ impl<'a> Unit<'a> {
         capture: &mut [bool],
         buckets: &mut Vec<Vec<(u32, u16)>>,
     ) {
-        let mut moves = Vec::with_capacity(64);
-        for local in 0..self.len() {
-            let Scan { capture: c, best, king_moves: open } = self.scan(local, exits, &mut moves);
+        // Scans are independent: spread them over threads. This matters
+        // for slices without men, which are one unit per pair (a unit of a
+        // slice with men is small, and units already run in parallel).
+        let scans: Vec<Scan> = (0..self.len())
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .map_init(|| Vec::with_capacity(64), |moves, local| self.scan(local, exits, moves))
+            .collect();
+        for (local, Scan { capture: c, best, king_moves: open }) in scans.into_iter().enumerate() {
             capture[local] = c;
             let not_lost = best.is_some_and(|b| b.wdl != Wdl::Loss);
             pending[local] = Pending { open, not_lost, longest_loss: best.map_or(0, |b| b.plies.0) };
