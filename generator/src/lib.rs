@@ -11,6 +11,7 @@
 pub mod audit;
 pub mod catalog;
 pub mod cli;
+pub mod counters;
 pub mod driver;
 pub mod naive;
 pub mod solver;
