@@ -10,10 +10,13 @@
 //! 2. Values. Every stored value is re-derived by a one-ply search: the
 //!    legal moves of the position, each successor's value read from the
 //!    written `.dtc` files, combined by the rule in [`derive`]. Tables
-//!    built with draw rules (rule set other than `none`) are checked at the
-//!    level of pure results only (win, draw, loss): rule values and
-//!    distances under a move limit depend on the counters and are not
-//!    re-derived yet ([`Report::results_only`] says so).
+//!    built with draw rules (rule set other than `none`) get their pure
+//!    results re-derived, and then, for a preset rule set, their rule
+//!    values and rule distances: the running distance one ply on, read
+//!    through docs/FORMAT.md's encoding, and the result it gives against
+//!    the limit ([`rule_result`]). Slices solved over (position, kings-only
+//!    count) have no one-ply rule for the fresh-count distance; there only
+//!    the results are checked ([`Report::results_only`] says so).
 //!
 //! The check shares only move generation, positions, the indexer, the value
 //! types and the file reader with the generator: it never calls the
@@ -41,7 +44,8 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use damka::format::{Counts, Header, Kind};
 use damka::movegen::{generate, Routes};
-use damka::{fen, Color, Material, Move, Position, SliceIndex, Value, Variant, Wdl};
+use damka::rules::Binding;
+use damka::{fen, Color, Material, Move, Position, RuleSet, SliceIndex, Value, Variant, Wdl};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
@@ -71,9 +75,10 @@ pub struct Report {
     pub seconds: f64,
     /// Everything wrong, in the order found; empty if the tables are sound.
     pub problems: Vec<Problem>,
-    /// Variants whose tables were built with draw rules, and the rule set:
-    /// for those only the pure results (win, draw, loss) are re-derived,
-    /// not the rule values (cursed wins, blessed losses) nor distances.
+    /// Variants (and rule set) with slices whose rule values and distances
+    /// could not be re-derived one ply at a time: slices solved over
+    /// (position, kings-only count), or tables of a rule set that is not a
+    /// preset. Their pure results (win, draw, loss) are still checked.
     pub results_only: Vec<(Variant, String)>,
 }
 
@@ -182,10 +187,21 @@ pub fn run(opts: &Options) -> Result<Report> {
     for id in &slices {
         let rule_set = &rules[&id.variant].0;
         let results_only = rule_set != "none";
-        if results_only && !report.results_only.iter().any(|(v, _)| *v == id.variant) {
+        let mut store = Store::open(&opts.dir, *id, results_only, &mut cache);
+        let (name, hash) = (&rules[&id.variant].0, rules[&id.variant].1);
+        store.rules = RuleSet::preset(name)
+            .ok()
+            .filter(|r| results_only && r.hash == hash)
+            .map(|r| {
+                let binding = r.binding(id.material);
+                (Arc::new(r), binding)
+            })
+            // Over (position, kings-only count) the fresh-count distance
+            // has no one-ply rule: those slices get their results checked.
+            .filter(|(_, b)| !matches!(b, Binding::Both(_)));
+        if results_only && store.rules.is_none() && !report.results_only.iter().any(|(v, _)| *v == id.variant) {
             report.results_only.push((id.variant, rule_set.clone()));
         }
-        let store = Store::open(&opts.dir, *id, results_only, &mut cache);
         if let Some(p) = check_values(*id, &store, &bar) {
             report.problems.push(p);
         }
@@ -334,6 +350,9 @@ struct Store {
     variant: Variant,
     /// Compare pure results only (tables built with draw rules).
     results_only: bool,
+    /// Under draw rules, the rule set (a preset whose hash matches) and how
+    /// it binds in this slice: rule values and distances are re-derived too.
+    rules: Option<(Arc<RuleSet>, Binding)>,
     tables: HashMap<Material, Result<Arc<Table>, String>>,
 }
 
@@ -358,13 +377,31 @@ impl Store {
             }
             tables.insert(m, table);
         }
-        Store { variant: id.variant, results_only, tables }
+        Store { variant: id.variant, results_only, rules: None, tables }
     }
 
     /// The stored value of `pos` (White to move) for the side to move (only
     /// its pure result, distance 0, if `results_only`), or why it cannot be
     /// had.
     fn value(&self, pos: &Position) -> Result<Value, &str> {
+        let v = self.stored(pos)?;
+        Ok(if self.results_only { Value::new(v.wdl.pure(), 0) } else { v })
+    }
+
+    /// Under draw rules: what a move into `pos` sees. After a reset, the
+    /// rule result of a fresh count (cursed wins and blessed losses are
+    /// draws); otherwise the running rule distance.
+    fn rule_value(&self, pos: &Position, resets: bool) -> Result<Value, &str> {
+        let v = self.stored(pos)?;
+        Ok(match (resets, v.wdl) {
+            (true, Wdl::Win | Wdl::Loss) => v,
+            (true, _) => Value::DRAW,
+            (false, _) => rule_distance(v),
+        })
+    }
+
+    /// The stored value of `pos` as written.
+    fn stored(&self, pos: &Position) -> Result<Value, &str> {
         let material = Material::of(pos);
         if material.own_kings + material.own_men == 0 {
             // Nothing left to move: lost, and no table holds it.
@@ -376,8 +413,7 @@ impl Store {
             None => return Err("a move leads to a slice the verifier did not expect"),
         };
         let i = table.index.index(pos).expect("a White-to-move position of the table's slice");
-        let v = Value::unpack(table.values[i as usize]).expect("checked when loaded");
-        Ok(if self.results_only { Value::new(v.wdl.pure(), 0) } else { v })
+        Ok(Value::unpack(table.values[i as usize]).expect("checked when loaded"))
     }
 }
 
@@ -432,15 +468,18 @@ fn derive<E>(
     pos: &Position,
     variant: Variant,
     moves: &mut Vec<Move>,
-    successor: &dyn Fn(&Position) -> Result<Value, E>,
+    man_moves_reset: bool,
+    successor: &dyn Fn(&Position, bool) -> Result<Value, E>,
 ) -> Result<Value, E> {
     debug_assert_eq!(pos.turn(), Color::White);
     generate(pos, variant, Routes::Merge, moves);
     let mut best: Option<Value> = None;
     for m in moves.iter() {
         let next = pos.play(m).flip();
-        let theirs = successor(&next)?;
-        let plies = if m.is_capture() || m.promotes() { 1 } else { theirs.plies.0 + 1 };
+        let man_move = !pos.all_kings().contains(m.from());
+        let resets = m.is_capture() || m.promotes() || (man_moves_reset && man_move);
+        let theirs = successor(&next, resets)?;
+        let plies = if resets { 1 } else { theirs.plies.0 + 1 };
         let ours = match theirs.wdl {
             Wdl::Win => Value::new(Wdl::Loss, plies),
             Wdl::Loss => Value::new(Wdl::Win, plies),
@@ -451,6 +490,32 @@ fn derive<E>(
         }
     }
     Ok(best.unwrap_or(Value::new(Wdl::Loss, 0)))
+}
+
+/// The running rule distance a stored value holds (docs/FORMAT.md): a
+/// cursed win or blessed loss keeps the too-long distance, 0 for none.
+fn rule_distance(v: Value) -> Value {
+    match v.wdl {
+        Wdl::CursedWin if v.plies.0 > 0 => Value::new(Wdl::Win, v.plies.0),
+        Wdl::BlessedLoss if v.plies.0 > 0 => Value::new(Wdl::Loss, v.plies.0),
+        Wdl::Win | Wdl::Loss => v,
+        _ => Value::DRAW,
+    }
+}
+
+/// The rule value a position must hold given its re-derived rule distance
+/// `raw` and pure result: a reset within the limit keeps the result, a
+/// longer one (or none) leaves a cursed win or blessed loss.
+fn rule_result(rules: &RuleSet, binding: Binding, pos: &Position, raw: Value, pure: Wdl) -> Value {
+    let within = |wins| rules.reset_limit(binding, pos, wins).is_none_or(|l| raw.plies.0 <= l);
+    let over = if raw.wdl == Wdl::Draw { 0 } else { raw.plies.0 };
+    match (raw.wdl, pure) {
+        (Wdl::Win, _) if within(true) => raw,
+        (Wdl::Loss, _) if within(false) => raw,
+        (_, Wdl::Win) => Value::new(Wdl::CursedWin, over),
+        (_, Wdl::Loss) => Value::new(Wdl::BlessedLoss, over),
+        _ => Value::DRAW,
+    }
 }
 
 /// Orders values from the side to move's view: shorter wins first, then
@@ -530,7 +595,7 @@ fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::op
             config = (rank, index.config(rank));
         }
         let pos = index.position_in(config.1, i % per_config);
-        let expected = match derive(&pos, store.variant, &mut moves, &|p| store.value(p)) {
+        let expected = match derive(&pos, store.variant, &mut moves, false, &|p, _| store.value(p)) {
             Ok(v) => v,
             Err(reason) => {
                 found.unverifiable = Some(reason.to_string());
@@ -539,6 +604,22 @@ fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::op
         };
         let stored = Value::unpack(values[i as usize]).expect("checked when loaded");
         let differs = if store.results_only { stored.wdl.pure() != expected.wdl } else { stored != expected };
+        if let (false, Some((rules, binding))) = (differs, &store.rules) {
+            let man_moves_reset = *binding == Binding::KingsOnly;
+            let raw = match derive(&pos, store.variant, &mut moves, man_moves_reset, &|p, r| store.rule_value(p, r)) {
+                Ok(v) => v,
+                Err(reason) => {
+                    found.unverifiable = Some(reason.to_string());
+                    return found;
+                }
+            };
+            let rule = rule_result(rules, *binding, &pos, raw, expected.wdl);
+            if rule != stored {
+                found.count += 1;
+                found.first.get_or_insert((i, rule, stored));
+            }
+            continue;
+        }
         if differs {
             found.count += 1;
             found.first.get_or_insert((i, expected, stored));
@@ -580,7 +661,7 @@ mod tests {
     fn no_move_is_a_loss_in_zero() {
         // The man on a1 is blocked and cannot take (c3 is occupied).
         let blocked = pos("W:W29:B25,22");
-        let v = derive(&blocked, Variant::Russian, &mut Vec::new(), &|_| Err::<Value, ()>(()));
+        let v = derive(&blocked, Variant::Russian, &mut Vec::new(), false, &|_, _| Err::<Value, ()>(()));
         assert_eq!(v, Ok(Value::new(Wdl::Loss, 0)));
     }
 
@@ -589,7 +670,7 @@ mod tests {
         // Kings in opposite corners of the main road: every White move is
         // taken at once (a win in 1 for Black), so White loses in 2.
         let corner = pos("W:WKa1:BKh8");
-        let v = derive(&corner, Variant::Russian, &mut Vec::new(), &|_| Ok::<_, ()>(Value::new(Wdl::Win, 1)));
+        let v = derive(&corner, Variant::Russian, &mut Vec::new(), false, &|_, _| Ok::<_, ()>(Value::new(Wdl::Win, 1)));
         assert_eq!(v, Ok(Value::new(Wdl::Loss, 2)));
         // Successors of distinct values: the best for the side to move wins.
         let values = [Value::new(Wdl::Win, 3), Value::new(Wdl::Loss, 6), Value::new(Wdl::Loss, 4), Value::DRAW];
@@ -605,11 +686,11 @@ mod tests {
         // from Black, colours flipped) a promotion shows as a Black king.
         let p = pos("W:Wc7,e3:BKa1");
         let promoted = |next: &Position| next.kings(Color::Black).has_any();
-        let quiet_wins = derive(&p, Variant::Russian, &mut Vec::new(), &|next| {
+        let quiet_wins = derive(&p, Variant::Russian, &mut Vec::new(), false, &|next, _| {
             Ok::<_, ()>(if promoted(next) { Value::DRAW } else { Value::new(Wdl::Loss, 3) })
         });
         assert_eq!(quiet_wins, Ok(Value::new(Wdl::Win, 4)));
-        let both_win = derive(&p, Variant::Russian, &mut Vec::new(), &|next| {
+        let both_win = derive(&p, Variant::Russian, &mut Vec::new(), false, &|next, _| {
             Ok::<_, ()>(Value::new(Wdl::Loss, if promoted(next) { 7 } else { 3 }))
         });
         assert_eq!(both_win, Ok(Value::new(Wdl::Win, 1)));

@@ -29,8 +29,8 @@ pub fn run(args: VerifyArgs) -> Result<()> {
     let report = verify::run(&opts)?;
     for (variant, rules) in &report.results_only {
         println!(
-            "note: {variant} tables use rule set '{rules}': their win/draw/loss results were re-derived, \
-             not their rule values or distances"
+            "note: {variant} tables, rule set '{rules}': some slices had only their win/draw/loss results \
+             re-derived (slices solved over position and kings-only count, or a rule set that is not a preset)"
         );
     }
     for p in &report.problems {
