@@ -4,22 +4,20 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use clap::Args;
+
+use super::TablesArgs;
 use damka::format::{Header, Kind, HEADER_LEN};
 use damka::{Material, TableName, Variant};
 use serde_json::json;
 
 #[derive(Args)]
 pub struct InfoArgs {
-    /// Directory of the tables.
-    #[arg(long, default_value = "data/tables")]
-    dir: PathBuf,
-    /// Only this game's tables (default: every game in the directory).
-    #[arg(long)]
-    variant: Option<Variant>,
+    #[command(flatten)]
+    tables: TablesArgs,
     /// Print JSON (keys: dir, sets, problems).
     #[arg(long)]
     json: bool,
@@ -92,11 +90,11 @@ fn per_byte(positions: u64, bytes: Option<u64>) -> Option<f64> {
 }
 
 pub fn run(args: InfoArgs) -> Result<()> {
-    let listing = scan(&args.dir, args.variant)?;
+    let listing = scan(&args.tables.dir, args.tables.variant)?;
     if args.json {
-        print_json(&args.dir, &listing)
+        print_json(&args.tables.dir, &listing)
     } else {
-        print_text(&args.dir, &listing);
+        print_text(&args.tables.dir, &listing);
         Ok(())
     }
 }

@@ -55,6 +55,17 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Where the tables are, and which game's (`info`, `stats`, `verify`).
+#[derive(clap::Args)]
+pub(crate) struct TablesArgs {
+    /// Directory of the tables.
+    #[arg(long, default_value = "data/tables")]
+    pub dir: std::path::PathBuf,
+    /// Only this game's tables (default: every game in the directory).
+    #[arg(long)]
+    pub variant: Option<Variant>,
+}
+
 /// Parses a FEN, naming it in the error.
 pub(crate) fn parse_fen(text: &str, variant: Variant) -> Result<Position> {
     fen::parse(text, variant).with_context(|| format!("cannot read FEN '{text}'"))

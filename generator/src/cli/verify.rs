@@ -1,21 +1,18 @@
 //! `damka verify`.
 
-use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use damka::{Material, Variant};
+
+use super::TablesArgs;
+use damka::Material;
 
 use crate::verify::{self, Options};
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// Directory of the tables.
-    #[arg(long, default_value = "data/tables")]
-    dir: PathBuf,
-    /// Only this game's tables (default: every game in the directory).
-    #[arg(long)]
-    variant: Option<Variant>,
+    #[command(flatten)]
+    tables: TablesArgs,
     /// Only this slice, e.g. KKMvK (the tables it reads are not checked).
     #[arg(long)]
     slice: Option<Material>,
@@ -25,7 +22,7 @@ pub struct VerifyArgs {
 }
 
 pub fn run(args: VerifyArgs) -> Result<()> {
-    let opts = Options { dir: args.dir, variant: args.variant, slice: args.slice, progress: !args.quiet };
+    let opts = Options { dir: args.tables.dir, variant: args.tables.variant, slice: args.slice, progress: !args.quiet };
     let report = verify::run(&opts)?;
     for (variant, rules) in &report.results_only {
         println!(
