@@ -442,7 +442,7 @@ struct ClassStates {
 impl ClassStates {
     /// A class with no counter at all: values from retrograde analysis.
     fn free(scores: Vec<Score>) -> ClassStates {
-        let thresholds = scores.iter().map(|&s| Threshold::of(&[s], 0..1)).collect();
+        let thresholds = scores.iter().map(|&s| Threshold::of(&[s], 0)).collect();
         ClassStates { class: Class::Untracked, layers: 0, thresholds, fresh: scores }
     }
 
@@ -462,21 +462,16 @@ impl ClassStates {
 struct Threshold;
 
 impl Threshold {
-    /// From the scores `row[k]` for `k` in `ks`; panics if the result is
-    /// not of that shape (a higher count helping one side).
-    fn of(row: &[Score], ks: std::ops::Range<usize>) -> u8 {
+    /// From the scores `row[i]` at counts `k = first + i`; panics if the
+    /// result is not of that shape (a higher count helping one side).
+    fn of(row: &[Score], first: usize) -> u8 {
         let sign = |s: Score| s.signum();
-        let first = sign(row[ks.start]);
-        let end = ks.clone().find(|&k| sign(row[k]) != first).unwrap_or(ks.end);
-        assert!(
-            ks.clone().skip(end - ks.start).all(|k| row[k] == 0) && (first == 0 || end > ks.start),
-            "results not monotone in the kings-only count: {:?}",
-            &row[ks]
-        );
-        match first {
+        let end = row.iter().position(|&s| sign(s) != sign(row[0])).unwrap_or(row.len());
+        assert!(row[end..].iter().all(|&s| s == 0), "results not monotone in the kings-only count: {row:?} from {first}");
+        match sign(row[0]) {
             0 => 0,
-            1 => end as u8,
-            _ => 0x80 | end as u8,
+            1 => (first + end) as u8,
+            _ => 0x80 | (first + end) as u8,
         }
     }
 
@@ -517,7 +512,9 @@ fn layered(g: &Graph, slice: u8, first: u16, second: u16, kings_only: Option<u16
         Some(limit) if !men => end.min(limit),
         _ => end,
     };
-    let width = kings_only.unwrap_or(1) as usize;
+    // A row per position holds its counts k of the layer: 0..=q with men,
+    // just q without (stored at 0).
+    let width = if men { kings_only.unwrap_or(1) as usize } else { 1 };
     let mut next = vec![0 as Score; n * width];
     let mut cur = vec![0 as Score; n * width];
     let mut thresholds = vec![0u8; layers as usize * n];
@@ -529,6 +526,8 @@ fn layered(g: &Graph, slice: u8, first: u16, second: u16, kings_only: Option<u16
         // A conversion on ply q + 1 counts if the mover's limit allows it.
         let converts = q < if mover_first { first } else { second };
         let ks = ks(q, men, kings_only);
+        let first_k = ks.start;
+        let slots = 0..ks.len();
         for local in (0..n).filter(|&l| in_layer(l)) {
             let row = &mut cur[local * width..(local + 1) * width];
             let exit = match g.exit_rule[local] {
@@ -536,23 +535,25 @@ fn layered(g: &Graph, slice: u8, first: u16, second: u16, kings_only: Option<u16
                 s if converts => s,
                 _ => 0,
             };
-            row[ks.clone()].fill(exit);
+            row[slots.clone()].fill(exit);
             for (to, man) in g.moves(local) {
                 let succ = &next[to * width..(to + 1) * width];
-                for k in ks.clone() {
-                    let k2 = if man { 0 } else { k + 1 };
+                for slot in slots.clone() {
+                    // Without a kings-only limit the count is not kept (0).
+                    let k2 = if man || kings_only.is_none() { 0 } else { first_k + slot + 1 };
                     let s = if q + 1 >= layers || kings_only.is_some_and(|l| k2 >= l as usize) {
                         0
                     } else {
-                        back(succ[k2])
+                        // The next layer's rows start at its own first count.
+                        back(succ[if men { k2 } else { 0 }])
                     };
-                    row[k] = row[k].max(s);
+                    row[slot] = row[slot].max(s);
                 }
             }
             if g.stuck(local) {
-                row[ks.clone()].fill(-BIG);
+                row[slots.clone()].fill(-BIG);
             }
-            thresholds[q as usize * n + local] = Threshold::of(row, ks.clone());
+            thresholds[q as usize * n + local] = Threshold::of(&row[slots.clone()], first_k);
             if q == 0 {
                 fresh[local] = row[0];
             }
@@ -604,7 +605,7 @@ fn kings_only_states(g: &Graph, limit: u16) -> ClassStates {
             for (k, s) in row.iter_mut().enumerate() {
                 *s = scores[k * n + local];
             }
-            thresholds[local] = Threshold::of(&row, 0..width);
+            thresholds[local] = Threshold::of(&row, 0);
         }
     }
     let fresh = scores[..n].to_vec();
