@@ -38,6 +38,12 @@
 //!
 //! Threefold repetition is a draw; a forced win never needs to repeat a
 //! position, so it only matters where no limit applies.
+//!
+//! A move that leaves the opponent without a move ends the game, but it is
+//! no reset: on the ply that reaches a limit it draws, since the limit is
+//! reached before the opponent's turn comes. Distances count it like a
+//! conversion, as the tables do (a position without a move is lost in 0
+//! plies).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -96,9 +102,11 @@ pub fn pairs_up_to(max_pieces: u8) -> Vec<Material> {
 pub struct Fresh {
     pub index: SliceIndex,
     /// Rule values as the tables define them: win and loss with the plies
-    /// to the next conversion in optimal play under the rules; cursed win
-    /// and blessed loss with the plies to conversion once the quiet limit is
-    /// lifted (0 where no conversion can be forced at all).
+    /// to the next conversion (or the end of the game) in optimal play
+    /// under the rules; cursed win and blessed loss with those plies once
+    /// the quiet limit is lifted (without men, where the two counts are one,
+    /// the kings-only limit too), 0 where no conversion can be forced at
+    /// all.
     pub values: Vec<Value>,
     /// Pure values.
     pub pure: Vec<Wdl>,
@@ -161,7 +169,6 @@ impl Solver {
             assert!((1..=64).contains(&limit), "kings-only limit {limit}: counts up to 64 plies are supported");
         }
 
-        let saved = |local: usize, rule: Score| rule == 0 && pure[local] != 0;
         let mut kings_only_solved: Option<Vec<Score>> = None;
         let mut fresh_score = vec![NONE; n];
         let solved: Vec<ClassStates> = classes
@@ -184,7 +191,7 @@ impl Solver {
                 for local in (0..n).filter(|&l| class_of[l] as usize == id) {
                     fresh_score[local] = states.fresh[local];
                 }
-                ClassStates { class, ..states }
+                states
             })
             .collect();
 
@@ -192,7 +199,8 @@ impl Solver {
         // limit lifted: the kings-only limit alone where men are on the
         // board (it restarts at man moves), no limit at all without men (the
         // two counts are one, and the quiet limit binds it first).
-        let lifted: Option<Vec<Score>> = (0..n).any(|l| saved(l, fresh_score[l])).then(|| match (men, kings_only) {
+        let saved = (0..n).any(|l| fresh_score[l] == 0 && pure[l] != 0);
+        let lifted: Option<Vec<Score>> = saved.then(|| match (men, kings_only) {
             (true, Some(limit)) => kings_only_solved.take().unwrap_or_else(|| kings_only_states(&graph, limit).fresh),
             _ => retrograde(&graph, &graph.exit_rule),
         });
