@@ -41,9 +41,9 @@
 //!
 //! A move that leaves the opponent without a move ends the game, but it is
 //! no reset: on the ply that reaches a limit it draws, since the limit is
-//! reached before the opponent's turn comes. Distances count it like a
-//! conversion, as the tables do (a position without a move is lost in 0
-//! plies).
+//! reached before the opponent's turn comes. Rule distances count the
+//! missing move as the reset, one ply on, as the rule tables do (a position
+//! without a move is lost in 1 ply there, in 0 in pure values).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -58,6 +58,10 @@ type Score = i16;
 const BIG: Score = 16_000;
 /// No move seen yet.
 const NONE: Score = Score::MIN;
+/// No move at all, in pure values: lost at once.
+const STUCK_PURE: Score = -BIG;
+/// No move at all, in rule values: lost, the reset one ply on.
+const STUCK_RULE: Score = 1 - BIG;
 
 /// The score of a move into a state worth `s` to the opponent.
 #[inline]
@@ -146,7 +150,7 @@ impl Solver {
     pub fn solve_pair(&mut self, material: Material) -> PairStates {
         let graph = Graph::build(material, self);
         let n = graph.len();
-        let pure = retrograde(&graph, &graph.exit_pure);
+        let pure = retrograde(&graph, &graph.exit_pure, STUCK_PURE);
         let men = material.men() > 0;
 
         let kings_only = self.rules.kings_only_limit(&graph.positions[0]);
@@ -185,7 +189,7 @@ impl Solver {
                             kings_only_solved = Some(states.fresh.clone());
                             states
                         }
-                        None => ClassStates::free(retrograde(&graph, &graph.exit_rule)),
+                        None => ClassStates::free(retrograde(&graph, &graph.exit_rule, STUCK_RULE)),
                     },
                 };
                 for local in (0..n).filter(|&l| class_of[l] as usize == id) {
@@ -202,7 +206,7 @@ impl Solver {
         let saved = (0..n).any(|l| fresh_score[l] == 0 && pure[l] != 0);
         let lifted: Option<Vec<Score>> = saved.then(|| match (men, kings_only) {
             (true, Some(limit)) => kings_only_solved.take().unwrap_or_else(|| kings_only_states(&graph, limit).fresh),
-            _ => retrograde(&graph, &graph.exit_rule),
+            _ => retrograde(&graph, &graph.exit_rule, STUCK_RULE),
         });
 
         for (s, &slice) in graph.slices.iter().enumerate() {
@@ -359,8 +363,8 @@ impl Solver {
 /// Retrograde analysis over the whole graph without counters: wins spread
 /// back in order of distance, a position whose every move loses is lost,
 /// whatever is never reached is a draw. `exits`: the best conversion of
-/// each position.
-fn retrograde(g: &Graph, exits: &[Score]) -> Vec<Score> {
+/// each position; `stuck`: the score of a position without a move.
+fn retrograde(g: &Graph, exits: &[Score], stuck: Score) -> Vec<Score> {
     let n = g.len();
     let mut pred_start = vec![0u32; n + 1];
     for &e in &g.succ {
@@ -395,8 +399,8 @@ fn retrograde(g: &Graph, exits: &[Score]) -> Vec<Score> {
             _ if open[local] > 0 => {}
             0 => value[local] = 0,
             NONE => {
-                best[local] = -BIG;
-                push(&mut buckets, local, -BIG);
+                best[local] = stuck;
+                push(&mut buckets, local, stuck);
             }
             s => push(&mut buckets, local, s),
         }
@@ -559,7 +563,7 @@ fn layered(g: &Graph, slice: u8, first: u16, second: u16, kings_only: Option<u16
                 }
             }
             if g.stuck(local) {
-                row[slots.clone()].fill(-BIG);
+                row[slots.clone()].fill(STUCK_RULE);
             }
             thresholds[q as usize * n + local] = Threshold::of(&row[slots.clone()], first_k);
             if q == 0 {
@@ -598,7 +602,7 @@ fn kings_only_states(g: &Graph, limit: u16) -> ClassStates {
         for k in (0..width).rev() {
             for &local in level {
                 let best = if g.stuck(local) {
-                    -BIG
+                    STUCK_RULE
                 } else if k + 1 >= width {
                     // Every king move reaches the limit: a draw.
                     g.moves(local).filter(|&(_, man)| !man).fold(base[local], |b, _| b.max(0))
@@ -697,8 +701,11 @@ impl PairStates {
             return None;
         }
         if let Class::Tracked { .. } = class.class {
-            let same_side = self.graph.slices.len() == 1 || self.graph.slice_of(local) == self.graph.slice_of(start);
-            if q >= class.layers || same_side != (q % 2 == 0) {
+            // In a symmetric pair either side may have begun the count at a
+            // position like `start`; otherwise `start` says which.
+            let symmetric = self.graph.slices.len() == 1;
+            let same_side = self.graph.slice_of(local) == self.graph.slice_of(start);
+            if q >= class.layers || (!symmetric && same_side != (q % 2 == 0)) {
                 return None;
             }
         }

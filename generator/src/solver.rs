@@ -312,4 +312,9 @@ impl Exits for Tables<'_> {
     fn man_move(&self, material: Material, index: u64, promotes: bool) -> Value {
         self.after(material, index, promotes)
     }
+
+    fn no_move(&self) -> Value {
+        // Rule distances run to a reset; the loser's missing move is one.
+        Value::new(Wdl::Loss, if self.rules { 1 } else { 0 })
+    }
 }

@@ -24,6 +24,11 @@ pub trait Exits: Sync {
     /// moves next); `promotes` if the man became a king. The unit ranks the
     /// successor itself: it knows where it lands without building it.
     fn man_move(&self, material: Material, index: u64, promotes: bool) -> Value;
+
+    /// The value of a position without a legal move: a loss, in 0 plies,
+    /// or in 1 where distances run to a counter reset (the missing move is
+    /// the reset: a move that blocks the opponent on the limit ply draws).
+    fn no_move(&self) -> Value;
 }
 
 /// The best of two move values for the mover: the shortest win, else a
@@ -41,9 +46,6 @@ pub fn better(a: Value, b: Value) -> Value {
         a
     }
 }
-
-/// No legal move: lost at once.
-const NO_MOVE: Value = Value { wdl: Wdl::Loss, plies: damka::Plies(0) };
 
 /// A unit's positions with one side to move, in the frame of their slice:
 /// the side to move plays White, up the board. A king move leads from one
@@ -264,7 +266,7 @@ impl<'a> Unit<'a> {
                 Some(b) if b.wdl == Wdl::Win => push(buckets, local, b),
                 _ if open > 0 => {}
                 Some(b) if b.wdl == Wdl::Draw => fin[local] = b.pack(),
-                b => push(buckets, local, b.unwrap_or(NO_MOVE)),
+                b => push(buckets, local, b.unwrap_or_else(|| exits.no_move())),
             }
         }
     }
@@ -321,7 +323,12 @@ impl<'a> Unit<'a> {
             if !scan.capture {
                 self.king_successors(local, |s| succ.push(s as u32));
             }
-            best_exit.push(scan.best.map_or(Score::NONE, Score::of));
+            let stuck = scan.best.is_none() && succ.len() == start[local] as usize;
+            best_exit.push(match scan.best {
+                Some(b) => Score::of(b),
+                None if stuck => Score::of(exits.no_move()),
+                None => Score::NONE,
+            });
         }
         start.push(succ.len() as u32);
         // `next[s]`: what moving to `s` is worth to the mover at the count
@@ -356,7 +363,8 @@ impl<'a> Unit<'a> {
 struct Score;
 
 impl Score {
-    /// No move at all: lost at once, as a loss in 0 plies.
+    /// No move yet: below every real move value (a king move loses in 2
+    /// plies or more).
     const NONE: u16 = 0;
     const DRAW: u16 = 0x4000;
     const WIN: u16 = 0x8000;

@@ -14,9 +14,12 @@
 //!    results re-derived, and then, for a preset rule set, their rule
 //!    values and rule distances: the running distance one ply on, read
 //!    through docs/FORMAT.md's encoding, and the result it gives against
-//!    the limit ([`rule_result`]). Slices solved over (position, kings-only
-//!    count) have no one-ply rule for the fresh-count distance; there only
-//!    the results are checked ([`Report::results_only`] says so).
+//!    the limit ([`rule_result`]). Slices where a kings-only limit binds
+//!    beside a quiet one store values for a fresh kings-only count only, so
+//!    there is no one-ply rule for them: each men configuration is
+//!    re-derived over (position, kings-only count) instead, one count at a
+//!    time from the limit down ([`check_layered`]), from the full move list
+//!    of every position and the written values of what leaves it.
 //!
 //! The check shares only move generation, positions, the indexer, the value
 //! types and the file reader with the generator: it never calls the
@@ -75,10 +78,9 @@ pub struct Report {
     pub seconds: f64,
     /// Everything wrong, in the order found; empty if the tables are sound.
     pub problems: Vec<Problem>,
-    /// Variants (and rule set) with slices whose rule values and distances
-    /// could not be re-derived one ply at a time: slices solved over
-    /// (position, kings-only count), or tables of a rule set that is not a
-    /// preset. Their pure results (win, draw, loss) are still checked.
+    /// Variants (and rule set) whose rule values and distances could not be
+    /// re-derived: tables of a rule set that is not a preset. Their pure
+    /// results (win, draw, loss) are still checked.
     pub results_only: Vec<(Variant, String)>,
 }
 
@@ -195,10 +197,7 @@ pub fn run(opts: &Options) -> Result<Report> {
             .map(|r| {
                 let binding = r.binding(id.material);
                 (Arc::new(r), binding)
-            })
-            // Over (position, kings-only count) the fresh-count distance
-            // has no one-ply rule: those slices get their results checked.
-            .filter(|(_, b)| !matches!(b, Binding::Both(_)));
+            });
         if results_only && store.rules.is_none() && !report.results_only.iter().any(|(v, _)| *v == id.variant) {
             report.results_only.push((id.variant, rule_set.clone()));
         }
@@ -357,13 +356,19 @@ struct Store {
 }
 
 impl Store {
-    /// Loads the slice and every slice its moves can lead to, keeping what
-    /// `cache` already holds and dropping from it what this slice does not
-    /// need (tables are loaded whole: at most five pieces fit in memory
-    /// many times over; larger slices want a block cache here).
+    /// Loads the slice, its twin and every slice their moves can lead to
+    /// (the twin's for [`check_layered`]), keeping what `cache` already
+    /// holds and dropping from it what this slice does not need (tables are
+    /// loaded whole: at most five pieces fit in memory many times over;
+    /// larger slices want a block cache here).
     fn open(dir: &Path, id: SliceId, results_only: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Store {
+        let twin = id.material.swap();
         let mut needed = reachable(id.material);
+        needed.extend(reachable(twin).into_iter().filter(|m| !needed.contains(m)).collect::<Vec<_>>());
         needed.push(id.material);
+        if twin != id.material {
+            needed.push(twin);
+        }
         cache.retain(|k, _| k.variant == id.variant && needed.contains(&k.material));
         let mut tables = HashMap::new();
         for m in needed {
@@ -457,7 +462,9 @@ fn load_table(path: &Path, material: Material, results_only: bool) -> Result<Tab
 /// The value of `pos` (White to move) by a one-ply search over the stored
 /// values of its successors:
 ///
-/// - no legal move: lost in 0;
+/// - no legal move: lost, in 0 plies for pure values, in 1 for rule
+///   values (the missing move is the reset: a move that blocks on the
+///   limit ply draws);
 /// - each move is worth its successor's value for the opponent, turned
 ///   around: a win there is a loss here and the reverse, a draw a draw;
 ///   the distance is 1 if the move captures or promotes (the count starts
@@ -468,9 +475,13 @@ fn derive<E>(
     pos: &Position,
     variant: Variant,
     moves: &mut Vec<Move>,
-    man_moves_reset: bool,
+    distances: Distances,
     successor: &dyn Fn(&Position, bool) -> Result<Value, E>,
 ) -> Result<Value, E> {
+    let (man_moves_reset, no_move) = match distances {
+        Distances::Pure => (false, 0),
+        Distances::Rule { man_moves_reset } => (man_moves_reset, 1),
+    };
     debug_assert_eq!(pos.turn(), Color::White);
     generate(pos, variant, Routes::Merge, moves);
     let mut best: Option<Value> = None;
@@ -478,18 +489,19 @@ fn derive<E>(
         let next = pos.play(m).flip();
         let man_move = !pos.all_kings().contains(m.from());
         let resets = m.is_capture() || m.promotes() || (man_moves_reset && man_move);
-        let theirs = successor(&next, resets)?;
-        let plies = if resets { 1 } else { theirs.plies.0 + 1 };
-        let ours = match theirs.wdl {
-            Wdl::Win => Value::new(Wdl::Loss, plies),
-            Wdl::Loss => Value::new(Wdl::Win, plies),
-            _ => Value::DRAW,
-        };
-        if best.is_none_or(|b| rank(ours) > rank(b)) {
-            best = Some(ours);
-        }
+        best = Some(better(best, turn(successor(&next, resets)?, resets)));
     }
-    Ok(best.unwrap_or(Value::new(Wdl::Loss, 0)))
+    Ok(best.unwrap_or(Value::new(Wdl::Loss, no_move)))
+}
+
+/// What the distances of a derivation count.
+#[derive(Clone, Copy, Debug)]
+enum Distances {
+    /// Plies to the next capture or promotion.
+    Pure,
+    /// Plies to the next reset of the binding counter: a man move too if
+    /// `man_moves_reset`.
+    Rule { man_moves_reset: bool },
 }
 
 /// The running rule distance a stored value holds (docs/FORMAT.md): a
@@ -570,6 +582,14 @@ fn check_values(id: SliceId, store: &Store, bar: &ProgressBar) -> Option<Problem
             found
         })
         .reduce(Found::default, Found::merge);
+    let found = match &store.rules {
+        Some((rules, Binding::Both(limit))) => (0..index.configs())
+            .into_par_iter()
+            .map(|rank| check_layered(index, &own.values, store, rules, *limit, rank))
+            .reduce(Found::default, Found::merge)
+            .merge(found),
+        _ => found,
+    };
     if let Some(reason) = found.unverifiable {
         return Some(Problem::Unverifiable { slice: id, reason });
     }
@@ -580,7 +600,7 @@ fn check_values(id: SliceId, store: &Store, bar: &ProgressBar) -> Option<Problem
         expected,
         stored,
         count: found.count,
-        results_only: store.results_only,
+        results_only: store.results_only && store.rules.is_none(),
     })
 }
 
@@ -595,7 +615,7 @@ fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::op
             config = (rank, index.config(rank));
         }
         let pos = index.position_in(config.1, i % per_config);
-        let expected = match derive(&pos, store.variant, &mut moves, false, &|p, _| store.value(p)) {
+        let expected = match derive(&pos, store.variant, &mut moves, Distances::Pure, &|p, _| store.value(p)) {
             Ok(v) => v,
             Err(reason) => {
                 found.unverifiable = Some(reason.to_string());
@@ -604,9 +624,12 @@ fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::op
         };
         let stored = Value::unpack(values[i as usize]).expect("checked when loaded");
         let differs = if store.results_only { stored.wdl.pure() != expected.wdl } else { stored != expected };
-        if let (false, Some((rules, binding))) = (differs, &store.rules) {
-            let man_moves_reset = *binding == Binding::KingsOnly;
-            let raw = match derive(&pos, store.variant, &mut moves, man_moves_reset, &|p, r| store.rule_value(p, r)) {
+        // Where two limits bind, rule values are re-derived per men
+        // configuration by check_layered.
+        let one_ply_rules = store.rules.as_ref().filter(|(_, b)| !matches!(b, Binding::Both(_)));
+        if let (false, Some((rules, binding))) = (differs, one_ply_rules) {
+            let distances = Distances::Rule { man_moves_reset: *binding == Binding::KingsOnly };
+            let raw = match derive(&pos, store.variant, &mut moves, distances, &|p, r| store.rule_value(p, r)) {
                 Ok(v) => v,
                 Err(reason) => {
                     found.unverifiable = Some(reason.to_string());
@@ -626,6 +649,110 @@ fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::op
         }
     }
     found
+}
+
+/// Re-derives the rule values of one men configuration of a slice where a
+/// kings-only limit of `limit` plies binds beside a quiet limit. The state
+/// is (position, kings-only count k): a king move raises k by one, and a
+/// king move that reaches the limit draws; every other move (capture,
+/// promotion, man move) leaves the configuration at a fresh kings-only
+/// count and is read from the written tables. The configuration's
+/// positions with White to move and their twins with Black to move (the
+/// board turned) are solved together, since king moves lead from one to the
+/// other: layer k from layer k + 1, from the limit down; once a layer
+/// repeats, every lower one does. Layer 0, after [`rule_result`], is what
+/// the table must hold.
+fn check_layered(index: &SliceIndex, values: &[u16], store: &Store, rules: &RuleSet, limit: u16, rank: u64) -> Found {
+    let mut found = Found::default();
+    let config = index.config(rank);
+    let twin = SliceIndex::new(index.material().swap());
+    let halves = [(index, config), (&twin, config.flip())];
+    let sizes = [index.kings_per_config() as usize, twin.kings_per_config() as usize];
+    let bases = [rank * sizes[0] as u64, twin.config_rank(config.flip()) * sizes[1] as u64];
+    let n = sizes[0] + sizes[1];
+    // Per position: the best move that leaves the configuration (`None` if
+    // there is none), and the local numbers its king moves lead to.
+    let mut exits: Vec<Option<Value>> = Vec::with_capacity(n);
+    let mut king_moves: Vec<Vec<u32>> = Vec::with_capacity(n);
+    let mut moves = Vec::with_capacity(64);
+    for local in 0..n {
+        let (h, k) = if local < sizes[0] { (0, local) } else { (1, local - sizes[0]) };
+        let pos = halves[h].0.position_in(halves[h].1, k as u64);
+        let (other, other_start) = if h == 0 { (1, sizes[0]) } else { (0, 0) };
+        generate(&pos, store.variant, Routes::Merge, &mut moves);
+        let mut best: Option<Value> = None;
+        let mut succ = Vec::new();
+        for m in moves.iter() {
+            let next = pos.play(m).flip();
+            if !m.is_capture() && pos.all_kings().contains(m.from()) {
+                let at = halves[other].0.index(&next).and_then(|i| i.checked_sub(bases[other]));
+                match at.filter(|&i| i < sizes[other] as u64) {
+                    Some(i) => succ.push((other_start + i as usize) as u32),
+                    None => {
+                        found.unverifiable = Some("a king move leaves its men configuration".into());
+                        return found;
+                    }
+                }
+                continue;
+            }
+            let resets = m.is_capture() || m.promotes();
+            match store.rule_value(&next, resets) {
+                Ok(theirs) => best = Some(better(best, turn(theirs, resets))),
+                Err(reason) => {
+                    found.unverifiable = Some(reason.to_string());
+                    return found;
+                }
+            }
+        }
+        exits.push(best);
+        king_moves.push(succ);
+    }
+    // `above`: layer k + 1; above the last layer every king move draws.
+    let mut above = vec![Value::DRAW; n];
+    let mut layer = vec![Value::DRAW; n];
+    for _ in 0..limit {
+        for local in 0..n {
+            let kings = king_moves[local].iter().map(|&s| turn(above[s as usize], false));
+            let best = kings.fold(exits[local], |b, v| Some(better(b, v)));
+            layer[local] = best.unwrap_or(Value::new(Wdl::Loss, 1));
+        }
+        let repeats = layer == above;
+        std::mem::swap(&mut layer, &mut above);
+        if repeats {
+            break;
+        }
+    }
+    for (local, &raw) in above[..sizes[0]].iter().enumerate() {
+        let i = bases[0] + local as u64;
+        let stored = Value::unpack(values[i as usize]).expect("checked when loaded");
+        let pos = index.position_in(config, local as u64);
+        let expected = rule_result(rules, Binding::Both(limit), &pos, raw, stored.wdl.pure());
+        if expected != stored {
+            found.count += 1;
+            found.first.get_or_insert((i, expected, stored));
+        }
+    }
+    found
+}
+
+/// What a move is worth to the mover, given its successor's value for the
+/// opponent: a win there is a loss here and the reverse, one ply longer, or
+/// 1 if the move resets the count.
+fn turn(theirs: Value, resets: bool) -> Value {
+    let plies = if resets { 1 } else { theirs.plies.0 + 1 };
+    match theirs.wdl {
+        Wdl::Win => Value::new(Wdl::Loss, plies),
+        Wdl::Loss => Value::new(Wdl::Win, plies),
+        _ => Value::DRAW,
+    }
+}
+
+/// The better of two move values for the mover.
+fn better(best: Option<Value>, v: Value) -> Value {
+    match best {
+        Some(b) if rank(b) >= rank(v) => b,
+        _ => v,
+    }
 }
 
 #[cfg(test)]
@@ -658,11 +785,14 @@ mod tests {
     }
 
     #[test]
-    fn no_move_is_a_loss_in_zero() {
+    fn no_move_is_lost_at_once_or_one_ply_before_the_reset() {
         // The man on a1 is blocked and cannot take (c3 is occupied).
         let blocked = pos("W:W29:B25,22");
-        let v = derive(&blocked, Variant::Russian, &mut Vec::new(), false, &|_, _| Err::<Value, ()>(()));
+        let v = derive(&blocked, Variant::Russian, &mut Vec::new(), Distances::Pure, &|_, _| Err::<Value, ()>(()));
         assert_eq!(v, Ok(Value::new(Wdl::Loss, 0)));
+        let rule = Distances::Rule { man_moves_reset: false };
+        let v = derive(&blocked, Variant::Russian, &mut Vec::new(), rule, &|_, _| Err::<Value, ()>(()));
+        assert_eq!(v, Ok(Value::new(Wdl::Loss, 1)));
     }
 
     #[test]
@@ -670,7 +800,7 @@ mod tests {
         // Kings in opposite corners of the main road: every White move is
         // taken at once (a win in 1 for Black), so White loses in 2.
         let corner = pos("W:WKa1:BKh8");
-        let v = derive(&corner, Variant::Russian, &mut Vec::new(), false, &|_, _| Ok::<_, ()>(Value::new(Wdl::Win, 1)));
+        let v = derive(&corner, Variant::Russian, &mut Vec::new(), Distances::Pure, &|_, _| Ok::<_, ()>(Value::new(Wdl::Win, 1)));
         assert_eq!(v, Ok(Value::new(Wdl::Loss, 2)));
         // Successors of distinct values: the best for the side to move wins.
         let values = [Value::new(Wdl::Win, 3), Value::new(Wdl::Loss, 6), Value::new(Wdl::Loss, 4), Value::DRAW];
@@ -686,11 +816,11 @@ mod tests {
         // from Black, colours flipped) a promotion shows as a Black king.
         let p = pos("W:Wc7,e3:BKa1");
         let promoted = |next: &Position| next.kings(Color::Black).has_any();
-        let quiet_wins = derive(&p, Variant::Russian, &mut Vec::new(), false, &|next, _| {
+        let quiet_wins = derive(&p, Variant::Russian, &mut Vec::new(), Distances::Pure, &|next, _| {
             Ok::<_, ()>(if promoted(next) { Value::DRAW } else { Value::new(Wdl::Loss, 3) })
         });
         assert_eq!(quiet_wins, Ok(Value::new(Wdl::Win, 4)));
-        let both_win = derive(&p, Variant::Russian, &mut Vec::new(), false, &|next, _| {
+        let both_win = derive(&p, Variant::Russian, &mut Vec::new(), Distances::Pure, &|next, _| {
             Ok::<_, ()>(Value::new(Wdl::Loss, if promoted(next) { 7 } else { 3 }))
         });
         assert_eq!(both_win, Ok(Value::new(Wdl::Win, 1)));

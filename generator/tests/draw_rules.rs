@@ -414,3 +414,26 @@ fn limits_by_material() {
     assert_eq!(rules.quiet_limit(&pos("W:WKa3,Kc1,Ke1:BKd6"), true), Some(29));
     assert_eq!(rules.quiet_limit(&pos("B:WKa3,Kc1,Ke1:BKd6"), false), Some(30));
 }
+
+/// A move that leaves the opponent without a move wins, but not on the ply
+/// that reaches a limit: the limit comes first. The tables count the
+/// missing move as the reset, one ply after the blocking move, so the probe
+/// with counters tells the two apart exactly.
+#[test]
+fn a_block_on_the_limit_ply_draws() {
+    let rules = russian();
+    let known = russian_tables();
+    // Black's king on a1 is shut in by its own man on b2, which cannot
+    // move: any king move of White's leaves Black without a move.
+    let p = fen::parse("W:WKa3,c1:Bb2,Ka1", Variant::Russian).expect("test FEN");
+    assert_eq!(rules.quiet_limit(&p, true), Some(60));
+    let v = value(known, &p);
+    assert_eq!(v, Value::new(Wdl::Win, 2), "{}", text(&p));
+    let (_, states) = exhaustive(&rules, &["KMvKM"]);
+    let pair = &states[&slice("KMvKM")];
+    for (quiet, expected) in [(0, Wdl::Win), (58, Wdl::Win), (59, Wdl::CursedWin)] {
+        let counters = Counters { quiet, kings_only: 0 };
+        assert_eq!(state(pair, &p, &p, quiet, 0), Some(expected), "exhaustive at quiet {quiet}");
+        assert_eq!(rules.judge(&p, v, counters), Verdict::Exact(expected), "judge at quiet {quiet}");
+    }
+}

@@ -9,6 +9,7 @@ use damka::format::{
     block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN,
 };
 use damka::movegen::has_capture;
+use damka::rules::Binding;
 use damka::{fen, Material, RuleSet, SliceIndex, Value, Variant, Wdl};
 use damka_generator::catalog::LoadError;
 use damka_generator::driver::{self, Job};
@@ -245,7 +246,8 @@ fn tables_with_draw_rules_have_their_results_checked() {
     let dir = generate_with(3, "russian");
     let report = verify_dir(dir.path());
     assert!(report.is_ok(), "{:#?}", report.problems);
-    assert_eq!(report.results_only, [(RUSSIAN, "russian".to_string())]);
+    // Every value is re-derived, rule values and distances included.
+    assert!(report.results_only.is_empty(), "{:?}", report.results_only);
     // A drawn position turned into a win, its distance a plausible one.
     let kkvk = Material::new(2, 0, 1, 0);
     let index = SliceIndex::new(kkvk);
@@ -256,10 +258,32 @@ fn tables_with_draw_rules_have_their_results_checked() {
     // Positions that move into it may now be wrong too; KKvK itself is.
     let report = verify_dir(dir.path());
     let found = report.problems.iter().find_map(|p| match p {
-        Problem::Inconsistent { slice, index, expected, results_only: true, .. } if slice.material == kkvk => {
+        Problem::Inconsistent { slice, index, expected, .. } if slice.material == kkvk => {
             Some((*index as usize, expected.wdl))
         }
         _ => None,
     });
     assert_eq!(found, Some((draw, Wdl::Draw)), "{:#?}", report.problems);
+}
+
+/// Where the kings-only limit binds beside the quiet one (kings on both
+/// sides and men on the board), values hold for a fresh kings-only count
+/// and are re-derived over (position, kings-only count): a rule distance
+/// changed by two plies, the result kept, is found.
+#[test]
+fn rule_distances_over_the_kings_only_count_are_checked() {
+    let dir = generate_with(4, "russian");
+    let material = Material::new(1, 1, 1, 1);
+    assert!(matches!(RuleSet::preset("russian").unwrap().binding(material), Binding::Both(30)));
+    let (_, raw) = read_table(&path(dir.path(), "KMvKM", Kind::Value));
+    let values: Vec<Value> =
+        raw.chunks_exact(2).map(|c| Value::unpack(u16::from_le_bytes([c[0], c[1]])).expect("value")).collect();
+    let win = values.iter().position(|v| v.wdl == Wdl::Win && v.plies.0 > 4).expect("a long win");
+    let longer = Value::new(Wdl::Win, values[win].plies.0 + 2);
+    rewrite_values(dir.path(), "KMvKM", |values| values[win] = longer.pack());
+    let report = verify_dir(dir.path());
+    let found = report.problems.iter().any(|p| {
+        matches!(p, Problem::Inconsistent { slice, count, .. } if slice.material == material && *count >= 1)
+    });
+    assert!(found, "{:#?}", report.problems);
 }

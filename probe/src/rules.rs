@@ -388,10 +388,11 @@ impl RuleSet {
     /// it, else [`Verdict::Ambiguous`], never a wrong answer.
     ///
     /// What stays open: where the lone king stood when the count started
-    /// (the main-road rule), and whether a line of exactly the plies left
-    /// ends in a conversion (which counts on the limit ply) or by leaving
-    /// the opponent without a move (which does not: the limit is reached
-    /// first).
+    /// (the main-road rule), and, with men on the board, whether a winning
+    /// line that passes a man move fits the kings-only count. A line that
+    /// ends by leaving the opponent without a move is stored one ply longer
+    /// (the missing move is its reset), so that a line of exactly the plies
+    /// left always fits.
     pub fn judge(&self, pos: &Position, fresh: crate::Value, counters: Counters) -> Verdict {
         use crate::Wdl;
         if counters == Counters::default() {
@@ -411,12 +412,8 @@ impl RuleSet {
         let wins = good == Wdl::Win;
         let (q, k) = (counters.quiet as u32, counters.kings_only as u32);
         // Whether the winner's line of d plies fits a count at `c` with limit
-        // `l`: yes, no, or unknown when it would end on the limit ply.
-        let fits = |c: u32, l: u32| match (d + c).cmp(&l) {
-            std::cmp::Ordering::Less => Some(true),
-            std::cmp::Ordering::Equal => None,
-            std::cmp::Ordering::Greater => Some(false),
-        };
+        // `l` (a reset on the limit ply counts).
+        let fits = |c: u32, l: u32| d + c <= l;
         // The side that moved first since the count started is the side to
         // move now if the count is even.
         let first_mover_is_us = q % 2 == 0;
@@ -443,12 +440,12 @@ impl RuleSet {
             None => Some(true),
             // Without men both counters restart together: the count is the
             // same, and the stored distance was judged against both.
-            Some(l) if no_men => fits(q.max(k), l as u32),
+            Some(l) if no_men => Some(fits(q.max(k), l as u32)),
             // The winning line reaches its reset before the kings-only count
             // runs out: the count cannot matter. Otherwise the stored
             // distance (for a fresh kings-only count) cannot say whether
             // another line, with a man move on the way, fits.
-            Some(l) => fits(k, l as u32).filter(|&ok| ok),
+            Some(l) => fits(k, l as u32).then_some(true),
         };
         let depends_on_road = self.depends_on_main_road(pos);
         // The result if the count started with the lone king on the main road
@@ -460,7 +457,7 @@ impl RuleSet {
                 // The main-road rule's material has one stronger side: its
                 // limit ends the game.
                 Some(l) if depends_on_road && q >= l as u32 => return None,
-                Some(l) => fits(q, l as u32),
+                Some(l) => Some(fits(q, l as u32)),
             };
             Some(match (quiet_ok, kings_ok) {
                 (Some(false), _) | (_, Some(false)) => Some(saved),
