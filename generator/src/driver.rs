@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use damka::{Material, RuleSet, Variant};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use crate::solver::{solve_pair, Known, Metric, Options};
+use crate::solver::{solve_pair, solve_pair_both, Known, Metric, Options};
 use crate::writer::{self, RulesId};
 
 
@@ -31,6 +31,18 @@ pub struct Summary {
     pub positions: u64,
     pub bytes: u64,
     pub seconds: f64,
+    /// The slices solved in this run, by number of pieces.
+    pub by_pieces: [PieceSummary; 8],
+}
+
+/// The slices of one piece count solved in a run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PieceSummary {
+    pub slices: usize,
+    pub positions: u64,
+    pub bytes: u64,
+    /// Wall seconds of the pure pass and of the rule pass.
+    pub seconds: [f64; 2],
 }
 
 /// Slice pairs (a slice and its colour-swapped twin) in an order where
@@ -76,14 +88,21 @@ pub fn run(job: &Job) -> Result<Summary> {
         }
         let bar = bars.add(ProgressBar::new(pair_size(material) * passes));
         bar.set_style(style(&format!("{material} ({}/{})", i + 1, pairs.len())));
-        let solved = solve_pair(material, &opts, &known, &|n| {
+        let solved = solve_pair_both(material, &opts, &known, &|n| {
             bar.inc(n);
             overall.inc(n);
         });
         bar.finish_and_clear();
-        for s in solved {
+        let by_pieces = &mut summary.by_pieces[material.pieces() as usize];
+        by_pieces.seconds[0] += solved.seconds[0];
+        by_pieces.seconds[1] += solved.seconds[1];
+        for s in solved.finals() {
             let m = s.index.material();
-            summary.bytes += writer::write(&job.dir, job.variant, &rules_id, &s)?;
+            let bytes = writer::write(&job.dir, job.variant, &rules_id, &s)?;
+            by_pieces.bytes += bytes;
+            by_pieces.positions += s.index.size();
+            by_pieces.slices += 1;
+            summary.bytes += bytes;
             summary.positions += s.index.size();
             summary.slices += 1;
             known.insert(m, Arc::new(s));

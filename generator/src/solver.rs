@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use damka::index::{MenConfig, SliceIndex};
 use damka::rules::Binding;
@@ -86,8 +87,7 @@ impl Options {
 /// Solves `material` and its twin. Returns one or two solved slices with
 /// their final values (rule values under a rule set).
 pub fn solve_pair(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
-    let both = solve_pair_both(material, opts, known, on_level);
-    both.rules.unwrap_or(both.pure)
+    solve_pair_both(material, opts, known, on_level).finals()
 }
 
 /// Both solutions of a slice pair.
@@ -96,19 +96,32 @@ pub struct PairSolution {
     pub pure: Vec<Solved>,
     /// Rule values; `None` without a rule set.
     pub rules: Option<Vec<Solved>>,
+    /// Wall seconds of the pure pass and of the rule pass (0 without one):
+    /// what rule-aware generation costs over pure.
+    pub seconds: [f64; 2],
+}
+
+impl PairSolution {
+    /// The values the tables store: rule values under a rule set.
+    pub fn finals(self) -> Vec<Solved> {
+        self.rules.unwrap_or(self.pure)
+    }
 }
 
 /// Solves `material` and its twin for pure values and, under a rule set,
 /// for rule values too (the audit compares the two).
 pub fn solve_pair_both(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> PairSolution {
+    let started = Instant::now();
     let pure = solve(material, opts, known, None, Binding::Quiet, on_level);
+    let pure_seconds = started.elapsed().as_secs_f64();
     match opts.rules.as_ref().filter(|r| !r.is_empty()) {
-        None => PairSolution { pure, rules: None },
+        None => PairSolution { pure, rules: None, seconds: [pure_seconds, 0.0] },
         Some(rules) => {
+            let started = Instant::now();
             let binding = rules.binding(material);
             let verdicts = Verdicts { rules, pure: &pure, binding };
             let rules = solve(material, opts, known, Some(&verdicts), binding, on_level);
-            PairSolution { pure, rules: Some(rules) }
+            PairSolution { pure, rules: Some(rules), seconds: [pure_seconds, started.elapsed().as_secs_f64()] }
         }
     }
 }

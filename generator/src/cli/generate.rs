@@ -69,5 +69,12 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         s.bytes,
         s.positions as f64 / (s.bytes.max(1)) as f64,
     );
+    // The cost of the rules, piece count by piece count.
+    for (pieces, p) in s.by_pieces.iter().enumerate().filter(|(_, p)| p.slices > 0) {
+        println!(
+            "  {pieces} pieces: {} slices, {} positions, {} bytes; pure pass {:.1} s, rule pass {:.1} s",
+            p.slices, p.positions, p.bytes, p.seconds[0], p.seconds[1]
+        );
+    }
     Ok(())
 }
