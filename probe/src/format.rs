@@ -9,7 +9,9 @@ use crate::material::Material;
 use crate::variant::Variant;
 
 pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
-pub const FORMAT_VERSION: u16 = 1;
+/// Version of the file format and of what its values mean. 2: under a rule
+/// set a position without a legal move is lost in 1 ply, not 0 (docs/FORMAT.md).
+pub const FORMAT_VERSION: u16 = 2;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 136;
