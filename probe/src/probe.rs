@@ -91,14 +91,11 @@ pub enum ProbeError {
     #[error("{pieces} pieces on the board; the tables hold at most {max}")]
     TooManyPieces { pieces: u8, max: u8 },
     /// A table file failed a check: its header, its block index or one
-    /// block (checksum, decompression or a value no table holds).
-    #[error("damaged table {}{}: {source}", path.display(), block.map(|b| format!(", block {b}")).unwrap_or_default())]
-    Damaged {
-        path: PathBuf,
-        block: Option<u32>,
-        #[source]
-        source: FormatError,
-    },
+    /// block (checksum, decompression or a value no table holds). The
+    /// message says what (`error` is not also a source: printed chains
+    /// would repeat it).
+    #[error("damaged table {}{}: {error}", path.display(), block.map(|b| format!(", block {b}")).unwrap_or_default())]
+    Damaged { path: PathBuf, block: Option<u32>, error: FormatError },
     /// A table built for another game than the one opened.
     #[error("{} is a {found} table; this tablebase was opened for {expected}", path.display())]
     WrongVariant { path: PathBuf, expected: Variant, found: Variant },
@@ -107,12 +104,8 @@ pub enum ProbeError {
     #[error("{} was built with rule set {found}; expected {expected}", path.display())]
     WrongRules { path: PathBuf, expected: RuleSetId, found: RuleSetId },
     /// A file or directory that cannot be read.
-    #[error("cannot read {}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: Arc<io::Error>,
-    },
+    #[error("cannot read {}: {error}", path.display())]
+    Io { path: PathBuf, error: Arc<io::Error> },
     /// Input that is not a legal position (FEN or bitboards from a caller).
     #[error("invalid position: {0}")]
     InvalidPosition(String),
@@ -120,15 +113,15 @@ pub enum ProbeError {
 
 impl ProbeError {
     fn io(path: &Path, err: io::Error) -> ProbeError {
-        ProbeError::Io { path: path.to_path_buf(), source: Arc::new(err) }
+        ProbeError::Io { path: path.to_path_buf(), error: Arc::new(err) }
     }
 
-    fn damaged(path: &Path, source: FormatError) -> ProbeError {
-        let block = match source {
+    fn damaged(path: &Path, error: FormatError) -> ProbeError {
+        let block = match error {
             FormatError::BlockChecksum(b) | FormatError::BlockDecompress(b) | FormatError::BadEntry(b) => Some(b),
             _ => None,
         };
-        ProbeError::Damaged { path: path.to_path_buf(), block, source }
+        ProbeError::Damaged { path: path.to_path_buf(), block, error }
     }
 }
 
