@@ -5,11 +5,12 @@
 //! The audit solves the slices in memory for both pure and rule values, so
 //! any rule set can be audited without writing tables for it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use damka::rules::Counter;
-use damka::{fen, RuleSet, Value, Variant, Wdl};
+use damka::rules::{lone_kings_on_main_road, Counter};
+use damka::{fen, Counters, Position, RuleSet, SliceIndex, Value, Variant, Verdict, Wdl};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::driver::{pairs_in_order, release_unneeded};
@@ -53,6 +54,10 @@ pub struct SliceAudit {
     pub pure_win_lengths: Vec<(u16, u64)>,
     /// Rule wins by plies to reset: (plies, count).
     pub rule_win_lengths: Vec<(u16, u64)>,
+    /// The (position, counter) states a probe with counters can be asked
+    /// about, and how many of them it answers "ambiguous" ([`ambiguity`]).
+    pub counter_states: u64,
+    pub ambiguous_states: u64,
 }
 
 /// The audit of every slice up to `max_pieces`.
@@ -103,7 +108,10 @@ fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -
         rules: Vec::new(),
         pure_win_lengths: Vec::new(),
         rule_win_lengths: Vec::new(),
+        counter_states: 0,
+        ambiguous_states: 0,
     };
+    (a.counter_states, a.ambiguous_states) = ambiguity(rules, &fin.index, &fin.values);
     let (mut pure_hist, mut rule_hist) = (BTreeMap::new(), BTreeMap::new());
     let mut limits: BTreeMap<u16, u64> = BTreeMap::new();
     let binding = rules.binding(material);
@@ -157,6 +165,88 @@ fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -
     a
 }
 
+/// How many (position, counter) states of a slice [`RuleSet::judge`]
+/// leaves ambiguous, given the slice's stored values: (states, ambiguous).
+///
+/// The states of a position are the live counter pairs (quiet q, kings-only
+/// k): q below the largest quiet limit of the slice (both parities of a
+/// limit in moves), and k up to q and below the kings-only limit (at most 1
+/// where a side has no king), or k = q without men (the two counts are one
+/// then). Without a quiet limit, q = k; without any limit, the fresh state
+/// only. `judge` reads of a position
+/// only its stored value and where a lone king stands
+/// ([`lone_kings_on_main_road`]), so positions alike in both are judged
+/// once.
+pub fn ambiguity(rules: &RuleSet, index: &SliceIndex, values: &[u16]) -> (u64, u64) {
+    let material = index.material();
+    let lone = |kings: u8, men: u8| kings == 1 && men == 0;
+    let roads_matter = lone(material.own_kings, material.own_men) || lone(material.opp_kings, material.opp_men);
+    const CHUNK: u64 = 1 << 16;
+    // (stored value, lone kings on the road) -> (positions, first index).
+    let classes = (0..index.size().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut classes: HashMap<(u16, u8), (u64, u64)> = HashMap::new();
+            for i in c * CHUNK..((c + 1) * CHUNK).min(index.size()) {
+                let road = if roads_matter { lone_kings_on_main_road(&index.position(i)) } else { 0 };
+                classes.entry((values[i as usize], road)).or_insert((0, i)).0 += 1;
+            }
+            classes
+        })
+        .reduce(HashMap::new, |mut a, b| {
+            for (key, (n, first)) in b {
+                let e = a.entry(key).or_insert((0, first));
+                *e = (e.0 + n, e.1.min(first));
+            }
+            a
+        });
+    let reps: Vec<(Position, Value, u64)> =
+        classes.into_iter().map(|((v, _), (n, first))| (index.position(first), unpack(v), n)).collect();
+    let both_kings = material.own_kings > 0 && material.opp_kings > 0;
+    let states = counter_states(rules, reps.iter().map(|(p, _, _)| p), material.men() > 0, both_kings);
+    let ambiguous = reps
+        .par_iter()
+        .map(|(pos, fresh, n)| {
+            let judged = states.iter().filter(|&&c| matches!(rules.judge(pos, *fresh, c), Verdict::Ambiguous(..)));
+            judged.count() as u64 * n
+        })
+        .sum();
+    (states.len() as u64 * index.size(), ambiguous)
+}
+
+/// The live counter states of a slice's positions (see [`ambiguity`]).
+fn counter_states<'a>(
+    rules: &RuleSet,
+    positions: impl Iterator<Item = &'a Position>,
+    men: bool,
+    both_kings: bool,
+) -> Vec<Counters> {
+    let (mut quiet, mut kings_only) = (0, None);
+    for pos in positions {
+        for wins in [true, false] {
+            for (rule, l) in rules.applicable(pos, wins) {
+                if rule.counter == Counter::Quiet {
+                    // A limit in moves ends on ply 2N - 1 or 2N.
+                    quiet = quiet.max(if rule.limit_moves.is_some() { l + l % 2 } else { l });
+                }
+            }
+        }
+        kings_only = kings_only.or(rules.kings_only_limit(pos));
+    }
+    // A side without a king moves a man or captures every turn.
+    if !both_kings {
+        kings_only = kings_only.map(|l| l.min(2));
+    }
+    let at = |q: u16, k: u16| Counters { quiet: q, kings_only: k };
+    match (quiet, kings_only) {
+        (0, None) => vec![Counters::default()],
+        (0, Some(lk)) => (0..lk).map(|k| at(k, k)).collect(),
+        (lq, None) => (0..lq).map(|q| at(q, 0)).collect(),
+        (lq, Some(lk)) if !men => (0..lq.min(lk)).map(|q| at(q, q)).collect(),
+        (lq, Some(lk)) => (0..lq).flat_map(|q| (0..=q.min(lk - 1)).map(move |k| at(q, k))).collect(),
+    }
+}
+
 fn unpack(v: u16) -> Value {
     Value::unpack(v).expect("solver packs values")
 }
@@ -165,14 +255,15 @@ fn unpack(v: u16) -> Value {
 pub fn report(audit: &Audit) -> String {
     let mut out = format!("damka audit: {} with rule set {} ({})\n", audit.variant, audit.rules, audit.rules_hash);
     out.push_str(&format!(
-        "{:<9} {:>11} {:>11} {:>9} {:>9} {:>16} {:>16} {:>12}  {}\n",
-        "slice", "pure wins", "rule wins", "cursed", "blessed", "longest pure", "longest rule", "limit", "rules"
+        "{:<9} {:>11} {:>11} {:>9} {:>9} {:>16} {:>16} {:>12} {:>10}  {}\n",
+        "slice", "pure wins", "rule wins", "cursed", "blessed", "longest pure", "longest rule", "limit", "ambiguous", "rules"
     ));
+    let share = |part: u64, whole: u64| format!("{:.2}%", 100.0 * part as f64 / whole.max(1) as f64);
     let moves = |plies: u16| format!("{} ({}m)", plies, plies.div_ceil(2));
     for s in &audit.slices {
         let rules: Vec<String> = s.rules.iter().map(|r| r.name.clone()).collect();
         out.push_str(&format!(
-            "{:<9} {:>11} {:>11} {:>9} {:>9} {:>16} {:>16} {:>12}  {}\n",
+            "{:<9} {:>11} {:>11} {:>9} {:>9} {:>16} {:>16} {:>12} {:>10}  {}\n",
             s.material,
             s.pure_wins,
             s.rule_wins,
@@ -181,18 +272,26 @@ pub fn report(audit: &Audit) -> String {
             moves(s.longest_pure_win),
             moves(s.longest_rule_win),
             s.limit_plies.map_or("-".to_string(), moves),
+            share(s.ambiguous_states, s.counter_states),
             rules.join(", ")
         ));
         if let Some(f) = &s.cursed_win_fen {
-            out.push_str(&format!("          cursed win, e.g. {f}\n"));
+            // No limit here: the win needed a conversion into a slice
+            // where the rules draw it.
+            let why = if s.rules.is_empty() { " (drawn after its conversion)" } else { "" };
+            out.push_str(&format!("          cursed win, e.g. {f}{why}\n"));
         }
     }
     let cursed: u64 = audit.slices.iter().map(|s| s.cursed_wins).sum();
     let wins: u64 = audit.slices.iter().map(|s| s.pure_wins).sum();
+    let states: u64 = audit.slices.iter().map(|s| s.counter_states).sum();
+    let ambiguous: u64 = audit.slices.iter().map(|s| s.ambiguous_states).sum();
     out.push_str(&format!(
-        "{} slices; {cursed} of {wins} pure wins ({:.3}%) are drawn by the rules\n",
+        "{} slices; {cursed} of {wins} pure wins ({:.3}%) are drawn by the rules; \
+         a probe with counters is ambiguous in {ambiguous} of {states} (position, counter) states ({})\n",
         audit.slices.len(),
-        100.0 * cursed as f64 / wins.max(1) as f64
+        100.0 * cursed as f64 / wins.max(1) as f64,
+        share(ambiguous, states)
     ));
     out
 }

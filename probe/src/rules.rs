@@ -358,6 +358,16 @@ impl Rule {
     }
 }
 
+/// What [`RuleSet::judge`] reads of a position beyond its material and its
+/// stored value: which side's lone king (a king and nothing else) stands on
+/// the main road, as bits (1: White's, 2: Black's). Positions of one slice
+/// alike in this and in their stored value get the same answer from `judge`
+/// for every counter state.
+pub fn lone_kings_on_main_road(pos: &Position) -> u8 {
+    let lone = |c: Color| pos.men(c).is_empty() && pos.kings(c).count() == 1 && on_main_road(pos.kings(c));
+    lone(Color::White) as u8 | (lone(Color::Black) as u8) << 1
+}
+
 fn on_main_road(kings: Bitboard) -> bool {
     let a1 = Square::from_coords(0, 0).expect("a1 is dark");
     let road = crate::board::ray(a1, Direction::NorthEast).squares().iter().fold(a1.bb(), |bb, s| bb.with(*s));
@@ -441,6 +451,9 @@ impl RuleSet {
             // Without men both counters restart together: the count is the
             // same, and the stored distance was judged against both.
             Some(l) if no_men => Some(fits(q.max(k), l as u32)),
+            // A side without a king moves a man or captures every turn: the
+            // count never passes 1.
+            Some(_) if pos.kings(Color::White).is_empty() || pos.kings(Color::Black).is_empty() => Some(true),
             // The winning line reaches its reset before the kings-only count
             // runs out: the count cannot matter. Otherwise the stored
             // distance (for a fresh kings-only count) cannot say whether

@@ -26,8 +26,8 @@ pub fn run(args: VerifyArgs) -> Result<()> {
     let report = verify::run(&opts)?;
     for (variant, rules) in &report.results_only {
         println!(
-            "note: {variant} tables, rule set '{rules}': some slices had only their win/draw/loss results \
-             re-derived (slices solved over position and kings-only count, or a rule set that is not a preset)"
+            "note: {variant} tables, rule set '{rules}': only their win/draw/loss results were re-derived \
+             (the rule set is not a preset, so its limits are unknown here)"
         );
     }
     for p in &report.problems {
