@@ -5,6 +5,8 @@
 //! a `Vec` in tests and fuzzing. Every malformed byte becomes a
 //! [`FormatError`]; the reader never panics on input.
 
+use std::cell::RefCell;
+
 use crate::material::Material;
 use crate::variant::Variant;
 
@@ -247,18 +249,42 @@ pub fn pack_entries(kind: Kind, raw: &[u8]) -> Vec<u8> {
 fn unpack_entries(kind: Kind, stored: &[u8], entries: usize) -> Option<Vec<u8>> {
     match kind {
         Kind::Wdl => {
+            // The three codes of every valid byte, computed once.
+            const CODES: [[u8; 3]; 125] = {
+                let mut t = [[0; 3]; 125];
+                let mut b = 0;
+                while b < 125 {
+                    t[b] = [(b % 5) as u8, (b / 5 % 5) as u8, (b / 25) as u8];
+                    b += 1;
+                }
+                t
+            };
             let mut out = Vec::with_capacity(stored.len() * 3);
             for &byte in stored {
-                if byte >= 125 {
-                    return None;
-                }
-                out.extend_from_slice(&[byte % 5, byte / 5 % 5, byte / 25]);
+                out.extend_from_slice(CODES.get(byte as usize)?);
             }
             out.truncate(entries);
             Some(out)
         }
         Kind::Value => Some(stored.to_vec()),
     }
+}
+
+thread_local! {
+    /// One zstd context per thread: making one costs more than
+    /// decompressing a block of a few kilobytes.
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// Decompresses one block of at most `capacity` bytes.
+fn decompress(compressed: &[u8], capacity: usize) -> Option<Vec<u8>> {
+    DECOMPRESSOR.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = zstd::bulk::Decompressor::new().ok();
+        }
+        d.as_mut()?.decompress(compressed, capacity).ok()
+    })
 }
 
 /// The checksum of a compressed block.
@@ -323,7 +349,7 @@ impl<B: AsRef<[u8]>> TableFile<B> {
         }
         let entries = self.block_len(block);
         let expected = stored_len(self.header.kind, entries);
-        let stored = zstd::bulk::decompress(compressed, expected).map_err(|_| FormatError::BlockDecompress(block))?;
+        let stored = decompress(compressed, expected).ok_or(FormatError::BlockDecompress(block))?;
         if stored.len() != expected {
             return Err(FormatError::BlockDecompress(block));
         }
