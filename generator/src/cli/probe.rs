@@ -103,12 +103,13 @@ fn verdict_text(v: Verdict) -> String {
     }
 }
 
-/// "win, 7 plies to the next capture or promotion".
+/// "win, 7 plies to the next capture, promotion or end of the game" (the
+/// count that resets the binding limit; docs/FORMAT.md).
 fn describe(v: Value) -> String {
     match v.wdl {
         Wdl::Draw => "draw".to_string(),
         wdl if v.plies.0 == 0 => format!("{wdl} (game over)"),
-        wdl => format!("{wdl}, {} plies to the next capture or promotion", v.plies.0),
+        wdl => format!("{wdl}, {} plies to the next capture, promotion or end of the game", v.plies.0),
     }
 }
 
