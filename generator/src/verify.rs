@@ -189,15 +189,14 @@ pub fn run(opts: &Options) -> Result<Report> {
     for id in &slices {
         let rule_set = &rules[&id.variant].0;
         let results_only = rule_set != "none";
-        let mut store = Store::open(&opts.dir, *id, results_only, &mut cache);
         let (name, hash) = (&rules[&id.variant].0, rules[&id.variant].1);
-        store.rules = RuleSet::preset(name)
-            .ok()
-            .filter(|r| results_only && r.hash == hash)
-            .map(|r| {
-                let binding = r.binding(id.material);
-                (Arc::new(r), binding)
-            });
+        let preset = RuleSet::preset(name).ok().filter(|r| results_only && r.hash == hash).map(|r| {
+            let binding = r.binding(id.material);
+            (Arc::new(r), binding)
+        });
+        let layered = matches!(preset, Some((_, Binding::Both(_))));
+        let mut store = Store::open(&opts.dir, *id, results_only, layered, &mut cache);
+        store.rules = preset;
         if results_only && store.rules.is_none() && !report.results_only.iter().any(|(v, _)| *v == id.variant) {
             report.results_only.push((id.variant, rule_set.clone()));
         }
@@ -356,18 +355,21 @@ struct Store {
 }
 
 impl Store {
-    /// Loads the slice, its twin and every slice their moves can lead to
-    /// (the twin's for [`check_layered`]), keeping what `cache` already
-    /// holds and dropping from it what this slice does not need (tables are
-    /// loaded whole: at most five pieces fit in memory many times over;
-    /// larger slices want a block cache here).
-    fn open(dir: &Path, id: SliceId, results_only: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Store {
-        let twin = id.material.swap();
+    /// Loads the slice and every slice its moves can lead to, and with
+    /// `layered` its twin's too (for [`check_layered`]), keeping what
+    /// `cache` already holds and dropping from it what this slice does not
+    /// need (tables are loaded whole: at most five pieces fit in memory many
+    /// times over; larger slices want a block cache here).
+    fn open(dir: &Path, id: SliceId, results_only: bool, layered: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Store {
         let mut needed = reachable(id.material);
-        needed.extend(reachable(twin).into_iter().filter(|m| !needed.contains(m)).collect::<Vec<_>>());
         needed.push(id.material);
-        if twin != id.material {
-            needed.push(twin);
+        if layered {
+            let twin = id.material.swap();
+            for m in reachable(twin).into_iter().chain([twin]) {
+                if !needed.contains(&m) {
+                    needed.push(m);
+                }
+            }
         }
         cache.retain(|k, _| k.variant == id.variant && needed.contains(&k.material));
         let mut tables = HashMap::new();
@@ -478,10 +480,7 @@ fn derive<E>(
     distances: Distances,
     successor: &dyn Fn(&Position, bool) -> Result<Value, E>,
 ) -> Result<Value, E> {
-    let (man_moves_reset, no_move) = match distances {
-        Distances::Pure => (false, 0),
-        Distances::Rule { man_moves_reset } => (man_moves_reset, 1),
-    };
+    let man_moves_reset = matches!(distances, Distances::Rule { man_moves_reset: true });
     debug_assert_eq!(pos.turn(), Color::White);
     generate(pos, variant, Routes::Merge, moves);
     let mut best: Option<Value> = None;
@@ -489,9 +488,9 @@ fn derive<E>(
         let next = pos.play(m).flip();
         let man_move = !pos.all_kings().contains(m.from());
         let resets = m.is_capture() || m.promotes() || (man_moves_reset && man_move);
-        best = Some(better(best, turn(successor(&next, resets)?, resets)));
+        best = Some(better(best, successor(&next, resets)?.back_one_ply(resets)));
     }
-    Ok(best.unwrap_or(Value::new(Wdl::Loss, no_move)))
+    Ok(best.unwrap_or(distances.no_move()))
 }
 
 /// What the distances of a derivation count.
@@ -502,6 +501,14 @@ enum Distances {
     /// Plies to the next reset of the binding counter: a man move too if
     /// `man_moves_reset`.
     Rule { man_moves_reset: bool },
+}
+
+impl Distances {
+    /// A position without a legal move: lost, at once for pure values; one
+    /// ply on for rule values, where the missing move is the reset.
+    fn no_move(self) -> Value {
+        Value::new(Wdl::Loss, if matches!(self, Distances::Pure) { 0 } else { 1 })
+    }
 }
 
 /// The running rule distance a stored value holds (docs/FORMAT.md): a
@@ -697,7 +704,7 @@ fn check_layered(index: &SliceIndex, values: &[u16], store: &Store, rules: &Rule
             }
             let resets = m.is_capture() || m.promotes();
             match store.rule_value(&next, resets) {
-                Ok(theirs) => best = Some(better(best, turn(theirs, resets))),
+                Ok(theirs) => best = Some(better(best, theirs.back_one_ply(resets))),
                 Err(reason) => {
                     found.unverifiable = Some(reason.to_string());
                     return found;
@@ -712,9 +719,9 @@ fn check_layered(index: &SliceIndex, values: &[u16], store: &Store, rules: &Rule
     let mut layer = vec![Value::DRAW; n];
     for _ in 0..limit {
         for local in 0..n {
-            let kings = king_moves[local].iter().map(|&s| turn(above[s as usize], false));
+            let kings = king_moves[local].iter().map(|&s| above[s as usize].back_one_ply(false));
             let best = kings.fold(exits[local], |b, v| Some(better(b, v)));
-            layer[local] = best.unwrap_or(Value::new(Wdl::Loss, 1));
+            layer[local] = best.unwrap_or_else(|| Distances::Rule { man_moves_reset: false }.no_move());
         }
         let repeats = layer == above;
         std::mem::swap(&mut layer, &mut above);
@@ -733,18 +740,6 @@ fn check_layered(index: &SliceIndex, values: &[u16], store: &Store, rules: &Rule
         }
     }
     found
-}
-
-/// What a move is worth to the mover, given its successor's value for the
-/// opponent: a win there is a loss here and the reverse, one ply longer, or
-/// 1 if the move resets the count.
-fn turn(theirs: Value, resets: bool) -> Value {
-    let plies = if resets { 1 } else { theirs.plies.0 + 1 };
-    match theirs.wdl {
-        Wdl::Win => Value::new(Wdl::Loss, plies),
-        Wdl::Loss => Value::new(Wdl::Win, plies),
-        _ => Value::DRAW,
-    }
 }
 
 /// The better of two move values for the mover.
