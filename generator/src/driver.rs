@@ -26,13 +26,23 @@ pub struct Job {
 /// What a run did.
 #[derive(Debug, Default)]
 pub struct Summary {
-    pub slices: usize,
+    /// Pairs an earlier run finished.
     pub skipped: usize,
-    pub positions: u64,
-    pub bytes: u64,
     pub seconds: f64,
     /// The slices solved in this run, by number of pieces.
     pub by_pieces: [PieceSummary; 8],
+}
+
+impl Summary {
+    /// The slices solved in this run, all piece counts together.
+    pub fn total(&self) -> PieceSummary {
+        self.by_pieces.iter().fold(PieceSummary::default(), |a, p| PieceSummary {
+            slices: a.slices + p.slices,
+            positions: a.positions + p.positions,
+            bytes: a.bytes + p.bytes,
+            seconds: [a.seconds[0] + p.seconds[0], a.seconds[1] + p.seconds[1]],
+        })
+    }
 }
 
 /// The slices of one piece count solved in a run.
@@ -102,9 +112,6 @@ pub fn run(job: &Job) -> Result<Summary> {
             by_pieces.bytes += bytes;
             by_pieces.positions += s.index.size();
             by_pieces.slices += 1;
-            summary.bytes += bytes;
-            summary.positions += s.index.size();
-            summary.slices += 1;
             known.insert(m, Arc::new(s));
         }
         release_unneeded(&mut known, &pairs[i + 1..]);

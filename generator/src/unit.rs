@@ -323,12 +323,10 @@ impl<'a> Unit<'a> {
             if !scan.capture {
                 self.king_successors(local, |s| succ.push(s as u32));
             }
-            let stuck = scan.best.is_none() && succ.len() == start[local] as usize;
-            best_exit.push(match scan.best {
-                Some(b) => Score::of(b),
-                None if stuck => Score::of(exits.no_move()),
-                None => Score::NONE,
-            });
+            // Without a move that leaves, the position is worth no move at
+            // all: below every king move (a loss in 2 plies or more), so it
+            // stands only where there is none.
+            best_exit.push(Score::of(scan.best.unwrap_or_else(|| exits.no_move())));
         }
         start.push(succ.len() as u32);
         // `next[s]`: what moving to `s` is worth to the mover at the count

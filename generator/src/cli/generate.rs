@@ -59,15 +59,16 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     let rules = Arc::new(load_rules(args.rules.as_deref(), args.variant)?);
     let job = Job { variant: args.variant, max_pieces: args.pieces, dir: args.dir, rules, progress: !args.quiet };
     let s = driver::run(&job)?;
+    let total = s.total();
     println!(
         "{} slices solved, {} already done; {} positions in {:.1} s ({:.2} M positions/s); {} bytes ({:.1} positions/byte)",
-        s.slices,
+        total.slices,
         s.skipped,
-        s.positions,
+        total.positions,
         s.seconds,
-        s.positions as f64 / s.seconds.max(1e-9) / 1e6,
-        s.bytes,
-        s.positions as f64 / (s.bytes.max(1)) as f64,
+        total.positions as f64 / s.seconds.max(1e-9) / 1e6,
+        total.bytes,
+        total.positions as f64 / (total.bytes.max(1)) as f64,
     );
     // The cost of the rules, piece count by piece count.
     for (pieces, p) in s.by_pieces.iter().enumerate().filter(|(_, p)| p.slices > 0) {
