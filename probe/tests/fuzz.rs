@@ -3,7 +3,10 @@
 //! never a panic; a table file changed anywhere is never read as a
 //! different valid table.
 
-use damka::format::{block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
+use damka::format::{
+    block_checksum, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile, BLOCK_ENTRY_LEN, FORMAT_VERSION,
+    HEADER_LEN,
+};
 use damka::{fen, Material, Variant};
 use proptest::prelude::*;
 
@@ -144,4 +147,16 @@ fn table(kind: Kind, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let read: Vec<u8> = (0..blocks).flat_map(|b| file.read_block(b).unwrap()).collect();
     assert_eq!(read, entries);
     (out, entries)
+}
+
+/// A table of an older format version (version 1 counted a blocked side's
+/// rule loss in 0 plies) is refused by name, not read with today's meaning.
+#[test]
+fn a_table_of_another_format_version_is_refused() {
+    let mut bytes = header(Kind::Wdl, 100, 100, 1).encode().to_vec();
+    assert!(Header::decode(&bytes).is_ok());
+    bytes[8..10].copy_from_slice(&1u16.to_le_bytes());
+    let err = Header::decode(&bytes).unwrap_err();
+    assert_eq!(err, FormatError::Version(1));
+    assert_eq!(err.to_string(), format!("format version 1 (this reader knows {FORMAT_VERSION})"));
 }
