@@ -69,10 +69,16 @@ pub struct Audit {
     pub slices: Vec<SliceAudit>,
 }
 
+/// How the audit solves: pure values, then values under `rules`.
+pub fn options(variant: Variant, rules: Arc<RuleSet>) -> Options {
+    Options { variant, metric: Metric::Conversion, rules: Some(rules) }
+}
+
 /// Solves and audits every slice with up to `max_pieces` pieces.
-/// `on_pair` is told each pair's positions as it is done.
+/// `on_pair` is told the positions of each step solved, each pass's
+/// separately: [`crate::driver::work`] in all.
 pub fn run(variant: Variant, rules: Arc<RuleSet>, max_pieces: u8, on_pair: &(dyn Fn(u64) + Sync)) -> Audit {
-    let opts = Options { variant, metric: Metric::Conversion, rules: Some(rules.clone()) };
+    let opts = options(variant, rules.clone());
     let mut known = Known::new();
     let mut slices = Vec::new();
     let pairs = pairs_in_order(max_pieces);

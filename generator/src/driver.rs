@@ -26,7 +26,7 @@ pub struct Job {
 /// What a run did.
 #[derive(Debug, Default)]
 pub struct Summary {
-    /// Pairs an earlier run finished.
+    /// Slices an earlier run finished.
     pub skipped: usize,
     pub seconds: f64,
     /// The slices solved in this run, by number of pieces.
@@ -69,17 +69,13 @@ pub fn run(job: &Job) -> Result<Summary> {
     std::fs::create_dir_all(&job.dir).with_context(|| format!("cannot create {}", job.dir.display()))?;
     let started = Instant::now();
     let pairs = pairs_in_order(job.max_pieces);
-    let total: u64 = pairs.iter().map(|m| pair_size(*m)).sum();
-
     let rules_id = RulesId { name: job.rules.name.clone(), hash: job.rules.hash };
     let opts = Options { variant: job.variant, metric: Metric::Conversion, rules: Some(job.rules.clone()) };
-    // A rule set means two passes over each pair (pure, then rules).
-    let passes = if job.rules.is_empty() { 1 } else { 2 };
     let bars = MultiProgress::new();
     if !job.progress {
         bars.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let overall = bars.add(ProgressBar::new(total * passes));
+    let overall = bars.add(ProgressBar::new(work(&pairs, &opts)));
     overall.set_style(style("all slices"));
 
     let mut known = Known::new();
@@ -92,11 +88,11 @@ pub fn run(job: &Job) -> Result<Summary> {
                 let solved = writer::load(&job.dir, job.variant, m)?;
                 known.insert(m, Arc::new(solved));
             }
-            summary.skipped += 1;
-            overall.inc(pair_size(material) * passes);
+            summary.skipped += distinct(material).len();
+            overall.inc(work(&[material], &opts));
             continue;
         }
-        let bar = bars.add(ProgressBar::new(pair_size(material) * passes));
+        let bar = bars.add(ProgressBar::new(work(&[material], &opts)));
         bar.set_style(style(&format!("{material} ({}/{})", i + 1, pairs.len())));
         let solved = solve_pair_both(material, &opts, &known, &|n| {
             bar.inc(n);
@@ -144,6 +140,12 @@ fn pair_size(material: Material) -> u64 {
     distinct(material).iter().map(|m| damka::SliceIndex::new(*m).size()).sum()
 }
 
+/// The positions solving `pairs` reports through its progress callback:
+/// each pair's once per pass. Progress bars count up to this.
+pub fn work(pairs: &[Material], opts: &Options) -> u64 {
+    pairs.iter().map(|&m| pair_size(m) * opts.passes()).sum()
+}
+
 /// Drops solved slices that no remaining pair can reach: a pair only
 /// reaches slices with fewer pieces (captures) or with one man fewer
 /// (promotions); the swapped twin of each remaining pair counts too.
@@ -159,4 +161,32 @@ fn style(prefix: &str) -> ProgressStyle {
     ))
     .expect("valid template")
     .progress_chars("=> ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// Progress bars end exactly full: solving a pair reports each of its
+    /// positions once per pass, in symmetric slices (KvK, KKvKK) too.
+    #[test]
+    fn solving_reports_each_position_once_per_pass() {
+        for (rules, passes) in [("none", 1), ("russian", 2)] {
+            let rules = Arc::new(RuleSet::preset(rules).expect("a preset"));
+            let opts = Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) };
+            assert_eq!(opts.passes(), passes);
+            let mut known = Known::new();
+            for material in pairs_in_order(4) {
+                let reported = AtomicU64::new(0);
+                let solved = solve_pair(material, &opts, &known, &|n| {
+                    reported.fetch_add(n, Ordering::Relaxed);
+                });
+                assert_eq!(reported.into_inner(), work(&[material], &opts), "{material}, {passes} passes");
+                for s in solved {
+                    known.insert(s.index.material(), Arc::new(s));
+                }
+            }
+        }
+    }
 }

@@ -82,6 +82,17 @@ impl Options {
     pub fn pure(variant: Variant) -> Options {
         Options { variant, metric: Metric::Conversion, rules: None }
     }
+
+    /// The rules of the second pass; `None` for pure values.
+    fn rule_pass(&self) -> Option<&Arc<RuleSet>> {
+        self.rules.as_ref().filter(|r| !r.is_empty())
+    }
+
+    /// How often a pair is solved: the pure pass, and the rule pass under
+    /// a rule set. Each pass reports every position of the pair once.
+    pub fn passes(&self) -> u64 {
+        1 + self.rule_pass().is_some() as u64
+    }
 }
 
 /// Solves `material` and its twin. Returns one or two solved slices with
@@ -114,7 +125,7 @@ pub fn solve_pair_both(material: Material, opts: &Options, known: &Known, on_lev
     let started = Instant::now();
     let pure = solve(material, opts, known, None, Binding::Quiet, on_level);
     let pure_seconds = started.elapsed().as_secs_f64();
-    match opts.rules.as_ref().filter(|r| !r.is_empty()) {
+    match opts.rule_pass() {
         None => PairSolution { pure, rules: None, seconds: [pure_seconds, 0.0] },
         Some(rules) => {
             let started = Instant::now();
@@ -208,8 +219,7 @@ fn solve(
         };
         let mut positions = 0;
         for (config, raw, fin) in results {
-            positions += raw.len() as u64;
-            store(&mut pair.raw, config, &raw);
+            positions += store(&mut pair.raw, config, &raw);
             if let (Some(slices), Some(fin)) = (pair.fin.as_mut(), fin) {
                 store(slices, config, &fin);
             }
@@ -220,8 +230,10 @@ fn solve(
 }
 
 /// Writes a unit's values into the pair: White to move into the first
-/// slice, Black to move (flipped) into the last.
-fn store(slices: &mut [Solved], config: MenConfig, values: &[u16]) {
+/// slice, Black to move (flipped) into the last. Returns the positions
+/// settled: in a symmetric slice, a configuration that is its own flip
+/// gets the same positions twice.
+fn store(slices: &mut [Solved], config: MenConfig, values: &[u16]) -> u64 {
     let white_len = slices[0].index.kings_per_config() as usize;
     let w_start = slices[0].index.config_rank(config) as usize * white_len;
     slices[0].values[w_start..w_start + white_len].copy_from_slice(&values[..white_len]);
@@ -229,6 +241,11 @@ fn store(slices: &mut [Solved], config: MenConfig, values: &[u16]) {
     let black_len = slices[b].index.kings_per_config() as usize;
     let b_start = slices[b].index.config_rank(config.flip()) as usize * black_len;
     slices[b].values[b_start..b_start + black_len].copy_from_slice(&values[white_len..]);
+    if b == 0 && b_start == w_start {
+        white_len as u64
+    } else {
+        values.len() as u64
+    }
 }
 
 /// The configurations of a slice by progress level. A symmetric slice holds

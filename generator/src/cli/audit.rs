@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use damka::{Material, SliceIndex, Variant};
+use damka::Variant;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::generate::load_rules;
 use crate::audit;
-use crate::driver::pairs_in_order;
+use crate::driver::{pairs_in_order, work};
 
 #[derive(Args)]
 pub struct AuditArgs {
@@ -40,12 +40,7 @@ pub fn run(args: AuditArgs) -> Result<()> {
         bail!("--pieces {}: the audit solves in memory, for 2 to 6 pieces", args.pieces);
     }
     let rules = Arc::new(load_rules(args.rules.as_deref(), args.variant)?);
-    // Each pair is solved twice (pure, then under the rules).
-    let total: u64 = pairs_in_order(args.pieces)
-        .iter()
-        .flat_map(|&m| if m == m.swap() { vec![m] } else { vec![m, m.swap()] })
-        .map(|m: Material| SliceIndex::new(m).size() * 2)
-        .sum();
+    let total = work(&pairs_in_order(args.pieces), &audit::options(args.variant, rules.clone()));
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
     bar.set_style(
         ProgressStyle::with_template("auditing [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions, eta {eta}")

@@ -60,10 +60,13 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     let job = Job { variant: args.variant, max_pieces: args.pieces, dir: args.dir, rules, progress: !args.quiet };
     let s = driver::run(&job)?;
     let total = s.total();
+    let done = format!("{} slices solved, {} slices already done", total.slices, s.skipped);
+    if total.slices == 0 {
+        println!("{done}");
+        return Ok(());
+    }
     println!(
-        "{} slices solved, {} already done; {} positions in {:.1} s ({:.2} M positions/s); {} bytes ({:.1} positions/byte)",
-        total.slices,
-        s.skipped,
+        "{done}; {} positions in {:.1} s ({:.2} M positions/s); {} bytes ({:.1} positions/byte)",
         total.positions,
         s.seconds,
         total.positions as f64 / s.seconds.max(1e-9) / 1e6,
