@@ -5,9 +5,9 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
-use damka::Material;
+use damka::{Material, Variant};
 use support::TempDir;
 
 fn damka(args: &[&str]) -> Output {
@@ -21,6 +21,49 @@ fn text(bytes: &[u8]) -> String {
 fn arg(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
+
+/// Runs `damka args` with its standard output going into a pipe nobody
+/// reads any more, as `damka ... | head` after `head` has quit.
+#[cfg(unix)]
+fn into_closed_pipe(args: &[&str]) -> Output {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe() writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
+    // SAFETY: pipe() just opened both descriptors; each is owned once.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_damka"))
+        .args(args)
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("damka runs")
+}
+
+#[cfg(unix)]
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let tables = support::generate("pipe", Variant::Russian, 3);
+    let dir = arg(tables.path());
+    let commands: [&[&str]; 6] = [
+        &["perft", "--depth", "6"],
+        &["perft", "--depth", "4", "--divide"],
+        &["moves", "W:Wc3,e3:Bf6"],
+        &["info", "--dir", dir],
+        &["stats", "--dir", dir],
+        &["probe", "W:WKc3,Kd4:Bf6", "--dir", dir],
+    ];
+    for args in commands {
+        let out = into_closed_pipe(args);
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+        // Ended by the signal, as `cat` or `grep` are: quietly.
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{args:?}: {:?}", out.status);
+    }
+}
+
 #[test]
 fn the_generate_summary_counts_slices() {
     let dir = TempDir::new("summary");
