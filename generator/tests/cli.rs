@@ -65,6 +65,41 @@ fn output_into_a_closed_pipe_ends_quietly() {
 }
 
 #[test]
+fn a_bad_fen_is_explained_once_and_a_huge_one_is_not_echoed_whole() {
+    let out = damka(&["moves", "W:Wb8:Ba1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches("man stands on b8").count(), 1, "{stderr}");
+    assert!(stderr.contains("W:Wb8:Ba1"), "{stderr}");
+
+    let huge = format!("W:W{}:Bh8", "c3,".repeat(30_000));
+    let out = damka(&["moves", &huge]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.len() < 300, "{} bytes: {stderr}", stderr.len());
+    assert!(stderr.contains(&format!("{} characters", huge.len())), "{stderr}");
+    // Every part that echoes input is cut: here the piece list.
+    let out = damka(&["moves", &format!("W:X{}", "7".repeat(100_000))]);
+    let stderr = text(&out.stderr);
+    assert!(stderr.len() < 300 && stderr.contains("piece list"), "{stderr}");
+}
+
+#[test]
+fn an_audit_plot_that_cannot_be_written_fails_before_the_audit() {
+    let dir = TempDir::new("plot");
+    let plot = dir.path().join("no-such-directory").join("audit.svg");
+    let out = damka(&["audit", "--pieces", "3", "--quiet", "--plot", arg(&plot)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "", "no report when the picture cannot be written");
+    assert!(text(&out.stderr).contains(&plot.display().to_string()), "{}", text(&out.stderr));
+
+    let plot = dir.path().join("audit.svg");
+    let out = damka(&["audit", "--pieces", "2", "--quiet", "--plot", arg(&plot)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&plot).expect("the picture").starts_with("<svg"));
+}
+
+#[test]
 fn the_generate_summary_counts_slices() {
     let dir = TempDir::new("summary");
     let slices = Material::all_up_to(3).len();

@@ -22,8 +22,19 @@ pub enum FenError {
     BadSquare { side: Color, token: String, why: &'static str },
     #[error("too many parts: '{0}' after the two piece lists")]
     TrailingPart(String),
-    #[error("{0}")]
+    /// Its own message only: as a source too, chains would say it twice.
+    #[error(transparent)]
     Position(#[from] PositionError),
+}
+
+/// Input to echo in a message, cut short when long (a FEN pasted by
+/// mistake may run to megabytes): the first 60 characters and the length.
+pub fn excerpt(text: &str) -> String {
+    const KEEP: usize = 60;
+    match text.char_indices().nth(KEEP) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}... ({} characters)", &text[..cut], text.chars().count()),
+    }
 }
 
 /// Parses a square written as a number (in `numbering`) or algebraically.
@@ -85,19 +96,19 @@ pub fn parse(text: &str, variant: Variant) -> Result<Position, FenError> {
         None | Some("") => return Err(FenError::Empty),
         Some("W" | "w") => Color::White,
         Some("B" | "b") => Color::Black,
-        Some(other) => return Err(FenError::BadTurn(other.to_string())),
+        Some(other) => return Err(FenError::BadTurn(excerpt(other))),
     };
     let mut setup = Setup { turn: Some(turn), ..Setup::default() };
     let mut given = [false; 2];
     for (i, part) in parts.enumerate() {
         let part = part.trim();
         if i >= 2 {
-            return Err(FenError::TrailingPart(part.to_string()));
+            return Err(FenError::TrailingPart(excerpt(part)));
         }
         let side = match part.chars().next() {
             Some('W' | 'w') => Color::White,
             Some('B' | 'b') => Color::Black,
-            _ => return Err(FenError::BadSide(part.to_string())),
+            _ => return Err(FenError::BadSide(excerpt(part))),
         };
         if std::mem::replace(&mut given[side.index()], true) {
             return Err(FenError::SideTwice(side));
@@ -109,7 +120,7 @@ pub fn parse(text: &str, variant: Variant) -> Result<Position, FenError> {
 
 fn parse_side(list: &str, side: Color, numbering: Numbering, setup: &mut Setup) -> Result<(), FenError> {
     for token in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        let bad = |why| FenError::BadSquare { side, token: token.to_string(), why };
+        let bad = |why| FenError::BadSquare { side, token: excerpt(token), why };
         let (king, squares) = match token.strip_prefix(['K', 'k']) {
             Some(rest) => (true, rest),
             None => (false, token),

@@ -84,6 +84,19 @@ fn fen_errors_name_what_is_wrong() {
     assert_eq!(fen::parse("", Russian), Err(FenError::Empty));
     assert_eq!(fen::parse("W:W21:W22", Russian), Err(FenError::SideTwice(Color::White)));
     assert_eq!(fen::parse("W:W21:B1:B2", Russian), Err(FenError::TrailingPart("B2".into())));
+
+    // The position's own words, said once: not also as the error's source,
+    // which error chains would print after it.
+    let err = fen::parse("W:Wb8:B5", Russian).unwrap_err();
+    assert!(std::error::Error::source(&err).is_none(), "{err}");
+    // Echoed input is cut short.
+    let long = format!("W:X{}", "1".repeat(10_000));
+    match fen::parse(&long, Russian) {
+        Err(FenError::BadSide(part)) => {
+            assert!(part.starts_with("X111") && part.ends_with("... (10001 characters)") && part.len() < 100, "{part}")
+        }
+        other => panic!("expected a bad piece list, got {other:?}"),
+    }
 }
 
 #[test]

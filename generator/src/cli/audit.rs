@@ -1,5 +1,7 @@
 //! `damka audit`: how long the wins of each ending are against the limits.
 
+use std::fs::File;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -40,6 +42,12 @@ pub fn run(args: AuditArgs) -> Result<()> {
         bail!("--pieces {}: the audit solves in memory, for 2 to 6 pieces", args.pieces);
     }
     let rules = Arc::new(load_rules(args.rules.as_deref(), args.variant)?);
+    // Open the picture's file now: a path that cannot be written should
+    // fail before the long audit, not after it.
+    let plot = match &args.plot {
+        Some(path) => Some((path, File::create(path).with_context(|| format!("cannot write {}", path.display()))?)),
+        None => None,
+    };
     let total = work(&pairs_in_order(args.pieces), &audit::options(args.variant, rules.clone()));
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
     bar.set_style(
@@ -53,8 +61,8 @@ pub fn run(args: AuditArgs) -> Result<()> {
     } else {
         print!("{}", audit::report(&result));
     }
-    if let Some(path) = args.plot {
-        std::fs::write(&path, audit::plot(&result)).with_context(|| format!("cannot write {}", path.display()))?;
+    if let Some((path, mut file)) = plot {
+        file.write_all(audit::plot(&result).as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())

@@ -68,5 +68,5 @@ pub(crate) struct TablesArgs {
 
 /// Parses a FEN, naming it in the error.
 pub(crate) fn parse_fen(text: &str, variant: Variant) -> Result<Position> {
-    fen::parse(text, variant).with_context(|| format!("cannot read FEN '{text}'"))
+    fen::parse(text, variant).with_context(|| format!("cannot read FEN '{}'", fen::excerpt(text)))
 }
