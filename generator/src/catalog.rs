@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use damka::format::{FormatError, Header, Kind, TableFile};
-use damka::{Material, Variant};
+use damka::{Material, TableName, Variant};
 use rayon::prelude::*;
 
 use crate::writer::table_path;
@@ -27,6 +27,19 @@ impl SliceId {
     pub fn path(&self, dir: &Path, kind: Kind) -> PathBuf {
         table_path(dir, self.variant, self.material, kind)
     }
+
+    /// The name of the slice's file of `kind`.
+    pub fn table(&self, kind: Kind) -> TableName {
+        TableName { variant: self.variant, material: self.material, kind }
+    }
+}
+
+/// The table a file's header describes, when that is not the one the
+/// file's name stands for (a file copied or renamed by hand): its values
+/// read under that name would be another slice's.
+pub fn misnamed(header: &Header, name: TableName) -> Option<TableName> {
+    let described = TableName { variant: header.variant, material: header.material, kind: header.kind };
+    (described != name).then_some(described)
 }
 
 impl std::fmt::Display for SliceId {
@@ -59,14 +72,8 @@ pub fn slices(dir: &Path, variant: Option<Variant>) -> Result<Vec<SliceId>> {
 
 /// The slice a table file name stands for; `None` for any other file.
 fn parse_name(name: &str) -> Option<SliceId> {
-    let (stem, ext) = name.rsplit_once('.')?;
-    if ext != Kind::Wdl.extension() && ext != Kind::Value.extension() {
-        return None;
-    }
-    let (variant, material) = stem.split_once('-')?;
-    let variant: Variant = variant.parse().ok()?;
-    let material: Material = material.parse().ok()?;
-    material.is_contested().then_some(SliceId { variant, material })
+    let name: TableName = name.parse().ok()?;
+    Some(SliceId { variant: name.variant, material: name.material })
 }
 
 /// Why a table file could not be loaded.

@@ -86,21 +86,43 @@ impl Tally {
     }
 }
 
-/// The statistics of every slice in `dir` (of `variant` only, if given), in
-/// dependency order.
-pub fn collect(dir: &Path, variant: Option<Variant>) -> Result<Vec<SliceStats>> {
-    catalog::slices(dir, variant)?.into_iter().map(|id| slice(dir, id)).collect()
+/// What `damka stats` found in a directory.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The slices counted, in dependency order.
+    pub slices: Vec<SliceStats>,
+    /// The slices that could not be counted, each error naming the file:
+    /// one stray or damaged file does not hide the figures of the others.
+    pub problems: Vec<anyhow::Error>,
+}
+
+/// The statistics of every slice in `dir` (of `variant` only, if given).
+pub fn collect(dir: &Path, variant: Option<Variant>) -> Result<Collected> {
+    let mut collected = Collected::default();
+    for id in catalog::slices(dir, variant)? {
+        match slice(dir, id) {
+            Ok(s) => collected.slices.push(s),
+            Err(e) => collected.problems.push(e),
+        }
+    }
+    Ok(collected)
 }
 
 /// The statistics of one slice, from its `.dtc` file.
 pub fn slice(dir: &Path, id: SliceId) -> Result<SliceStats> {
     let path = id.path(dir, Kind::Value);
     let loaded = catalog::load(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if let Some(described) = catalog::misnamed(&loaded.header, id.table(Kind::Value)) {
+        bail!("{}: the header describes {described}", path.display());
+    }
+    let index = SliceIndex::new(id.material);
+    if loaded.header.positions != index.size() {
+        bail!("{}: {} positions in the header, the slice has {}", path.display(), loaded.header.positions, index.size());
+    }
     let tally = Tally::of(&loaded.packed());
     if let Some((i, bits)) = tally.first_invalid {
         bail!("{}: entry {i} is not a value ({bits:#06x})", path.display());
     }
-    let index = SliceIndex::new(id.material);
     let example = |found: Option<(u16, u64)>| {
         found.map(|(plies, i)| Example { plies, fen: fen::write(&index.position(i), id.variant) })
     };

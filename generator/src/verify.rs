@@ -247,20 +247,15 @@ fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<(
         };
         let h = &loaded.header;
         let mut wrong = |what: String| problems.push(Problem::Header { path: path.clone(), what });
-        if h.variant != id.variant {
-            wrong(format!("variant {}, the file name says {}", h.variant, id.variant));
-        }
-        if h.material != id.material {
-            wrong(format!("material {}, the file name says {}", h.material, id.material));
-        }
-        if h.kind != kind {
-            wrong(format!("value kind {:?}, the extension says {kind:?}", h.kind));
+        let misnamed = catalog::misnamed(h, id.table(kind));
+        if let Some(described) = misnamed {
+            wrong(format!("describes {described}, not the table its name stands for"));
         }
         if h.positions != expected_positions {
             wrong(format!("{} positions, the slice has {expected_positions}", h.positions));
             return None;
         }
-        (h.variant == id.variant && h.material == id.material && h.kind == kind).then_some(loaded)
+        misnamed.is_none().then_some(loaded)
     };
     let wdl = open(Kind::Wdl);
     let dtc = open(Kind::Value)?;

@@ -65,6 +65,39 @@ fn output_into_a_closed_pipe_ends_quietly() {
 }
 
 #[test]
+fn a_directory_without_tables_of_the_game_says_so() {
+    let empty = TempDir::new("no-tables");
+    let brazilian = support::generate("brazilian-only", Variant::Brazilian, 2);
+    for (dir, variant) in [(empty.path(), "russian"), (brazilian.path(), "russian"), (empty.path(), "pool")] {
+        let out = damka(&["probe", "W:WKa1,Kc3,Ke5:BKh2", "--dir", arg(dir), "--variant", variant]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(&format!("no {variant} tables in {}", dir.display())), "{stderr}");
+        assert!(!stderr.contains("at most 0"), "{stderr}");
+
+        let out = damka(&["stats", "--dir", arg(dir), "--variant", variant]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(&format!("no {variant} tables in {}", dir.display())), "{stderr}");
+
+        let out = damka(&["info", "--dir", arg(dir), "--variant", variant]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), format!("{}: no {variant} tables\n", dir.display()));
+    }
+    let out = damka(&["info", "--dir", arg(empty.path())]);
+    assert_eq!(text(&out.stdout), format!("{}: no tables\n", empty.path().display()));
+    // No directory at all: named once.
+    let nowhere = empty.path().join("nowhere");
+    let out = damka(&["probe", "W:WKc3:Bf6", "--dir", arg(&nowhere)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches(&nowhere.display().to_string()).count(), 1, "{stderr}");
+    // The library's own error says the same to engines.
+    let tb = damka::Tablebase::open(brazilian.path(), damka::OpenOptions::new(Variant::Russian)).expect("open");
+    let pos = damka::fen::parse("W:WKc3:Bf6", Variant::Russian).unwrap();
+    assert!(matches!(tb.probe_wdl(&pos), Err(damka::ProbeError::NoTables { variant: Variant::Russian, .. })));
+}
+
+#[test]
 fn a_bad_fen_is_explained_once_and_a_huge_one_is_not_echoed_whole() {
     let out = damka(&["moves", "W:Wb8:Ba1"]);
     assert_eq!(out.status.code(), Some(1));
@@ -97,6 +130,61 @@ fn an_audit_plot_that_cannot_be_written_fails_before_the_audit() {
     let out = damka(&["audit", "--pieces", "2", "--quiet", "--plot", arg(&plot)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(std::fs::read_to_string(&plot).expect("the picture").starts_with("<svg"));
+}
+
+#[test]
+fn info_names_a_missing_file_and_fails() {
+    let tables = support::generate("info-missing", Variant::Russian, 3);
+    let dir = arg(tables.path());
+    let out = damka(&["info", "--dir", dir]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("problems"), "{}", text(&out.stdout));
+
+    std::fs::remove_file(tables.path().join("russian-KvK.wdl")).unwrap();
+    let out = damka(&["info", "--dir", dir]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    let problems = stdout.split_once("problems:").map(|p| p.1).unwrap_or_default();
+    assert!(problems.lines().any(|l| l.contains("russian-KvK.wdl: missing")), "{stdout}");
+    assert!(text(&out.stderr).contains("1 problem"), "{}", text(&out.stderr));
+
+    let out = damka(&["info", "--dir", dir, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["problems"][0]["file"], "russian-KvK.wdl");
+}
+
+#[test]
+fn stats_refuses_a_misnamed_file_and_counts_the_rest() {
+    let tables = support::generate("stats-names", Variant::Russian, 3);
+    let dir = tables.path();
+    let slices = Material::all_up_to(3).len();
+    // A KvM table under the name of its twin MvK: same size, other values.
+    std::fs::copy(dir.join("russian-KvM.dtc"), dir.join("russian-MvK.dtc")).unwrap();
+    let out = damka(&["stats", "--dir", arg(dir)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("russian-MvK.dtc") && stderr.contains("header describes russian-KvM.dtc"), "{stderr}");
+    let stdout = text(&out.stdout);
+    assert!(!stdout.lines().any(|l| l.starts_with("MvK ")), "no row for the misnamed file: {stdout}");
+    assert!(stdout.contains(&format!("{} slices", slices - 1)), "{stdout}");
+}
+
+#[test]
+fn a_stray_file_of_another_game_does_not_hide_the_rest() {
+    let tables = support::generate("stats-stray", Variant::Russian, 3);
+    let dir = tables.path();
+    let slices = Material::all_up_to(3).len();
+    std::fs::copy(dir.join("russian-KvK.wdl"), dir.join("pool-KvK.wdl")).unwrap();
+    let out = damka(&["stats", "--dir", arg(dir), "--json"]);
+    assert_eq!(out.status.code(), Some(1), "the stray file is reported");
+    assert!(text(&out.stderr).contains("pool-KvK.dtc: missing"), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json.as_array().map(Vec::len), Some(slices), "every Russian slice is counted");
+
+    let out = damka(&["stats", "--dir", arg(dir), "--variant", "russian"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(&format!("{slices} slices")), "{}", text(&out.stdout));
 }
 
 #[test]

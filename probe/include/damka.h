@@ -55,7 +55,8 @@ extern "C" {
 
 /* Status codes. */
 #define DAMKA_OK 0
-/* No table for this material in the directory (the message names the file). */
+/* No table for this material in the directory (the message names the file),
+   or none of the game at all (the message says so). */
 #define DAMKA_ERR_MISSING_TABLE (-1)
 /* More pieces than the largest table in the directory. */
 #define DAMKA_ERR_TOO_MANY_PIECES (-2)

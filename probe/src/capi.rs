@@ -61,7 +61,7 @@ struct Failure {
 impl From<ProbeError> for Failure {
     fn from(e: ProbeError) -> Failure {
         let code = match e {
-            ProbeError::MissingTable { .. } => DAMKA_ERR_MISSING_TABLE,
+            ProbeError::MissingTable { .. } | ProbeError::NoTables { .. } => DAMKA_ERR_MISSING_TABLE,
             ProbeError::TooManyPieces { .. } => DAMKA_ERR_TOO_MANY_PIECES,
             ProbeError::Damaged { .. } => DAMKA_ERR_DAMAGED,
             ProbeError::WrongVariant { .. } => DAMKA_ERR_WRONG_VARIANT,

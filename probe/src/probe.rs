@@ -87,6 +87,9 @@ pub enum ProbeError {
     /// The directory holds no table for this material.
     #[error("no {kind} table for {material}: expected {}", path.display())]
     MissingTable { material: Material, kind: &'static str, path: PathBuf },
+    /// The directory holds no table of the game at all.
+    #[error("no {variant} tables in {}", dir.display())]
+    NoTables { dir: PathBuf, variant: Variant },
     /// More pieces than the largest table in the directory.
     #[error("{pieces} pieces on the board; the tables hold at most {max}")]
     TooManyPieces { pieces: u8, max: u8 },
@@ -451,7 +454,9 @@ impl Tablebase {
     }
 
     fn missing(&self, material: Material, kind: Kind) -> ProbeError {
-        if material.pieces() > self.max_pieces {
+        if self.slices.is_empty() {
+            ProbeError::NoTables { dir: self.dir.clone(), variant: self.variant }
+        } else if material.pieces() > self.max_pieces {
             ProbeError::TooManyPieces { pieces: material.pieces(), max: self.max_pieces }
         } else {
             ProbeError::MissingTable { material, kind: kind_name(kind), path: self.table_path(material, kind) }

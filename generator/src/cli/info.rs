@@ -6,10 +6,11 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::TablesArgs;
+use crate::catalog::{misnamed, SliceId};
 use damka::format::{Header, Kind, HEADER_LEN};
 use damka::{Material, TableName, Variant};
 use serde_json::json;
@@ -36,7 +37,8 @@ type SetKey = (Variant, String, u64);
 
 struct Listing {
     sets: BTreeMap<SetKey, BTreeMap<(u8, Material), Slice>>,
-    /// Table files that cannot be described, with the reason.
+    /// Table files that are missing or cannot be described, with the
+    /// reason, by file name.
     problems: Vec<(String, String)>,
 }
 
@@ -68,9 +70,8 @@ fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
                 continue;
             }
         };
-        if header.variant != name.variant || header.material != name.material || header.kind != name.kind {
-            let what = format!("header says {}", TableName { variant: header.variant, material: header.material, kind: header.kind });
-            listing.problems.push((file_name, what));
+        if let Some(described) = misnamed(&header, name) {
+            listing.problems.push((file_name, format!("the header describes {described}")));
             continue;
         }
         let bytes = entry.metadata().with_context(|| format!("cannot stat {file_name}"))?.len();
@@ -82,6 +83,23 @@ fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
             Kind::Value => slice.dtc_bytes = Some(bytes),
         }
     }
+    // A slice needs both files: engines probe the `.wdl`, distances and
+    // `damka verify` need the `.dtc`. A file already reported is not
+    // missing.
+    let mut missing = Vec::new();
+    for (&(variant, _, _), slices) in &listing.sets {
+        for (&(_, material), s) in slices {
+            let id = SliceId { variant, material };
+            for (kind, bytes) in [(Kind::Wdl, s.wdl_bytes), (Kind::Value, s.dtc_bytes)] {
+                let file = id.table(kind).to_string();
+                if bytes.is_none() && !listing.problems.iter().any(|(f, _)| *f == file) {
+                    missing.push((file, "missing".to_string()));
+                }
+            }
+        }
+    }
+    listing.problems.extend(missing);
+    listing.problems.sort();
     Ok(listing)
 }
 
@@ -90,12 +108,16 @@ fn per_byte(positions: u64, bytes: Option<u64>) -> Option<f64> {
 }
 
 pub fn run(args: InfoArgs) -> Result<()> {
-    let listing = scan(&args.tables.dir, args.tables.variant)?;
+    let dir = &args.tables.dir;
+    let listing = scan(dir, args.tables.variant)?;
     if args.json {
-        print_json(&args.tables.dir, &listing)
+        print_json(dir, &listing)?;
     } else {
-        print_text(&args.tables.dir, &listing);
-        Ok(())
+        print_text(dir, args.tables.variant, &listing);
+    }
+    match listing.problems.len() {
+        0 => Ok(()),
+        n => bail!("{n} problem(s) with the tables in {}", dir.display()),
     }
 }
 
@@ -131,9 +153,12 @@ fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
     Ok(())
 }
 
-fn print_text(dir: &Path, listing: &Listing) {
+fn print_text(dir: &Path, only: Option<Variant>, listing: &Listing) {
     if listing.sets.is_empty() && listing.problems.is_empty() {
-        println!("{}: no tables", dir.display());
+        match only {
+            Some(variant) => println!("{}: no {variant} tables", dir.display()),
+            None => println!("{}: no tables", dir.display()),
+        }
         return;
     }
     let bytes = |b: Option<u64>| b.map_or("missing".to_string(), |b| b.to_string());

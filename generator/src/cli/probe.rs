@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use damka::{notation, Counters, Material, Verdict, OpenOptions, RankedMove, RuleSetId, Tablebase, Value, Variant, Wdl};
 use serde_json::json;
@@ -44,7 +44,8 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         let rules = load_rules(Some(name), args.variant)?;
         options = options.rules(RuleSetId { name: rules.name, hash: rules.hash });
     }
-    let tb = Tablebase::open(&args.dir, options).with_context(|| format!("cannot open tables in {}", args.dir.display()))?;
+    // The error names the directory already.
+    let tb = Tablebase::open(&args.dir, options)?;
     let value = tb.probe_value(&pos)?;
     let counters = Counters { quiet: args.quiet, kings_only: args.kings_only };
     let verdict = if counters == Counters::default() {

@@ -1,7 +1,6 @@
 //! `damka stats`.
 
-
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
 
 use super::TablesArgs;
@@ -18,14 +17,24 @@ pub struct StatsArgs {
 }
 
 pub fn run(args: StatsArgs) -> Result<()> {
-    let all = stats::collect(&args.tables.dir, args.tables.variant)?;
-    if all.is_empty() {
-        anyhow::bail!("no tables in {}", args.tables.dir.display());
+    let dir = &args.tables.dir;
+    let found = stats::collect(dir, args.tables.variant)?;
+    if found.slices.is_empty() && found.problems.is_empty() {
+        match args.tables.variant {
+            Some(variant) => bail!("no {variant} tables in {}", dir.display()),
+            None => bail!("no tables in {}", dir.display()),
+        }
     }
     if args.json {
-        println!("{}", stats::to_json(&all));
+        println!("{}", stats::to_json(&found.slices));
     } else {
-        print!("{}", stats::to_table(&all));
+        print!("{}", stats::to_table(&found.slices));
     }
-    Ok(())
+    for e in &found.problems {
+        eprintln!("not counted: {e:#}");
+    }
+    match found.problems.len() {
+        0 => Ok(()),
+        n => bail!("{n} slice(s) in {} not counted", dir.display()),
+    }
 }
