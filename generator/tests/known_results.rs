@@ -136,7 +136,7 @@ fn the_longest_three_kings_win_takes_thirteen_moves() {
     let known = kings_against_a_king(Metric::End);
     let kkkvk = slice(&known, "KKKvK");
     let longest = kkkvk.iter().filter(|(_, v)| v.wdl == Wdl::Win).map(|(_, v)| v.plies).max().unwrap();
-    // Petrov's triangle: within the 15 moves rule 2 of RULES.md allows.
+    // Petrov's triangle: within the 15 moves Russian rule 7.2.4 allows.
     assert_eq!(longest.0, 25);
     assert_eq!(longest.moves(), 13);
     assert_eq!(value(&known, "W:WKa3,Kd2,Kc1:BKe1"), Value::new(Wdl::Win, 25));

@@ -559,7 +559,7 @@ mod tests {
 
     #[test]
     fn slice_sizes_add_up_to_the_published_position_counts() {
-        // Placements with both sides present, each counted once (TABLEBASE.md).
+        // Placements with both sides present, each counted once (docs/TABLEBASE.md, "Slices").
         let expected = [3488u64, 196_032, 6_209_316, 139_450_808, 2_426_085_676];
         for (n, want) in (2u8..).zip(expected) {
             let total: u64 = Material::all_up_to(n)

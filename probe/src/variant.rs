@@ -70,7 +70,7 @@ pub enum Variant {
     Italian,
 }
 
-// RULES.md, "Russian draughts": flying kings, men capture backward, free
+// docs/RULES.md, "Russian draughts": flying kings, men capture backward, free
 // choice, a man promoted mid-capture goes on as a king.
 const RUSSIAN: Rules = Rules {
     name: "russian",
@@ -84,7 +84,7 @@ const RUSSIAN: Rules = Rules {
     numbering: Numbering::Pdn,
 };
 
-// RULES.md, "The other 8x8 games": the majority rule, promotion only at the
+// docs/RULES.md, "The other games": the majority rule, promotion only at the
 // end of the move.
 const BRAZILIAN: Rules = Rules {
     name: "brazilian",

@@ -42,7 +42,7 @@ fn fen_reads_numbers_names_and_ranges_alike() {
 
 #[test]
 fn italian_numbers_follow_the_mirrored_board() {
-    // RULES.md: the Italian board is the mirror image, so its square 1 is
+    // docs/RULES.md: the Italian board is the mirror image, so its square 1 is
     // damka's h8 and 32 is a1 (the dark corners at each player's right).
     let pos = fen::parse("W:WK32:B1", Italian).unwrap();
     assert!(pos.kings(Color::White).contains(sq("a1")));

@@ -1,5 +1,5 @@
 //! perft from the start position of every game, against the figures in
-//! data/perft.txt (which come from ../shared/RULES.md).
+//! data/perft.txt (the table in docs/RULES.md).
 //!
 //! Depths up to 7 run in every `cargo test`; depths 8 and 9 take longer and
 //! run with `--ignored` (scripts/test-slow).

@@ -1,4 +1,4 @@
-//! One hand-made position per tricky rule of ../shared/RULES.md, each with
+//! One hand-made position per tricky rule of docs/RULES.md, each with
 //! the exact set of legal moves worked out by hand, in every game where the
 //! rule makes a difference.
 //!

@@ -1,4 +1,4 @@
-//! A slow, plain move generator written from ../shared/RULES.md alone, to
+//! A slow, plain move generator written from the rules alone (docs/RULES.md), to
 //! check damka's generator against. It shares no code with it: an 8x8 grid
 //! of cells, coordinates as (file, rank), a depth-first search that walks
 //! the board one square at a time.
