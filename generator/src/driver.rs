@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use damka::{Material, RuleSet, Variant};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
+use crate::claim;
 use crate::solver::{solve_pair, solve_pair_both, Known, Metric, Options};
 use crate::writer::{self, RulesId};
 
@@ -21,6 +22,9 @@ pub struct Job {
     /// The draw rules (an empty set for pure values).
     pub rules: Arc<RuleSet>,
     pub progress: bool,
+    /// Delete the tables of another variant or rule set found in `dir`
+    /// rather than refuse to build there.
+    pub replace: bool,
 }
 
 /// What a run did.
@@ -66,7 +70,8 @@ pub fn pairs_in_order(max_pieces: u8) -> Vec<Material> {
 }
 
 pub fn run(job: &Job) -> Result<Summary> {
-    std::fs::create_dir_all(&job.dir).with_context(|| format!("cannot create {}", job.dir.display()))?;
+    // Held until the run ends: no other run writes into the directory.
+    let _claim = claim::claim(&job.dir, job.variant, &job.rules, job.replace)?;
     let started = Instant::now();
     let pairs = pairs_in_order(job.max_pieces);
     let rules_id = RulesId { name: job.rules.name.clone(), hash: job.rules.hash };

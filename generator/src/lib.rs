@@ -4,12 +4,14 @@
 //! The pipeline, in the order a run goes through it: [`driver`] chooses the
 //! slices and their order, [`solver`] solves each slice pair (captures and
 //! exits first, then retrograde iteration), [`writer`] compresses and writes
-//! the tables. [`verify`] re-derives every written value independently of
+//! the tables, in a directory [`claim`] locks and keeps to one variant and
+//! rule set. [`verify`] re-derives every written value independently of
 //! the solver; [`stats`] counts what the tables hold; both find the files
 //! through [`catalog`].
 
 pub mod audit;
 pub mod catalog;
+pub mod claim;
 pub mod cli;
 pub mod counters;
 pub mod driver;

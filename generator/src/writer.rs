@@ -3,13 +3,13 @@
 //! Each solved slice becomes two files: `.wdl` (one result code per
 //! position, what engines probe in search) and `.dtc` (result and distance
 //! to conversion). Blocks are compressed in parallel; a file is written
-//! under a temporary name and renamed into place, so a finished name always
-//! holds a finished file.
+//! under a temporary name of its own (`russian-KvK.wdl.tmp`) and renamed
+//! into place, so a finished name always holds a finished file.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use damka::directory::{temporary_path, write_atomically};
 use damka::format::{block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
 use damka::{Material, SliceIndex, Value, Variant, Wdl};
 use rayon::prelude::*;
@@ -107,10 +107,7 @@ fn write_file(path: &Path, header: &Header, raw: &[u8]) -> Result<u64> {
     for b in &blocks {
         out.extend_from_slice(b);
     }
-    let tmp = path.with_extension("tmp");
-    let mut f = std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    f.write_all(&out).and_then(|_| f.sync_all()).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {} into place", tmp.display()))?;
+    write_atomically(path, &out).with_context(|| format!("cannot write {}", temporary_path(path).display()))?;
     Ok(out.len() as u64)
 }
 
@@ -120,14 +117,20 @@ fn open(path: &Path) -> Result<TableFile<Vec<u8>>> {
     TableFile::new(bytes).with_context(|| format!("{}", path.display()))
 }
 
-/// Both files of the slice exist, were built for this variant and rule set,
-/// and every block checks out: an earlier run finished this slice.
+/// Both files of the slice exist, each holds what its name says (kind,
+/// variant, material, every position of the slice) under this rule set,
+/// and every block of its whole block index checks out: an earlier run
+/// finished this slice. Anything else (a swapped or half-written file, one
+/// of another build) is built again.
 pub fn is_finished(dir: &Path, variant: Variant, rules: &RulesId, material: Material) -> bool {
+    let positions = SliceIndex::new(material).size();
     [Kind::Wdl, Kind::Value].iter().all(|&kind| {
         let Ok(file) = open(&table_path(dir, variant, material, kind)) else { return false };
         let h = file.header();
-        h.variant == variant
+        h.kind == kind
+            && h.variant == variant
             && h.material == material
+            && h.positions == positions
             && h.rules_name == rules.name
             && h.rules_hash == rules.hash
             && file.check_all().is_ok()

@@ -25,7 +25,7 @@ fn generate(max_pieces: u8) -> tempfile::TempDir {
 fn generate_with(max_pieces: u8, rules: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temporary directory");
     let rules = Arc::new(RuleSet::preset(rules).expect("rule set preset"));
-    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false };
+    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false };
     driver::run(&job).expect("generation");
     dir
 }

@@ -60,7 +60,8 @@ extern "C" {
 #define DAMKA_ERR_MISSING_TABLE (-1)
 /* More pieces than the largest table in the directory. */
 #define DAMKA_ERR_TOO_MANY_PIECES (-2)
-/* A table file failed a check (the message names the file and the block). */
+/* A table file or the directory manifest (damka.toml) failed a check (the
+ * message names the file and the block). */
 #define DAMKA_ERR_DAMAGED (-3)
 /* A table file built for another game than the one opened. */
 #define DAMKA_ERR_WRONG_VARIANT (-4)

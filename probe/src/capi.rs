@@ -11,6 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use crate::board::{Bitboard, Color, Square};
+use crate::directory::ManifestError;
 use crate::fen;
 use crate::notation;
 use crate::position::{Position, Setup};
@@ -68,6 +69,8 @@ impl From<ProbeError> for Failure {
             ProbeError::WrongRules { .. } => DAMKA_ERR_WRONG_RULES,
             ProbeError::Io { .. } => DAMKA_ERR_IO,
             ProbeError::InvalidPosition(_) => DAMKA_ERR_INVALID_POSITION,
+            ProbeError::Manifest(ManifestError::Io { .. }) => DAMKA_ERR_IO,
+            ProbeError::Manifest(ManifestError::Invalid { .. }) => DAMKA_ERR_DAMAGED,
         };
         Failure { code, message: e.to_string() }
     }

@@ -6,6 +6,8 @@
 //! [`FormatError`]; the reader never panics on input.
 
 use std::cell::RefCell;
+use std::io::{self, Read};
+use std::path::Path;
 
 use crate::material::Material;
 use crate::variant::Variant;
@@ -204,6 +206,17 @@ impl Header {
         }
         Ok(header)
     }
+}
+
+/// Reads and decodes only the header of a table file (to learn what a file
+/// holds without reading its blocks).
+pub fn read_header(path: &Path) -> io::Result<Header> {
+    let mut bytes = vec![0; HEADER_LEN];
+    std::fs::File::open(path)?.read_exact(&mut bytes).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => io::Error::new(io::ErrorKind::InvalidData, "shorter than a header"),
+        _ => e,
+    })?;
+    Header::decode(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// Where a block lies in the file and its checksum.

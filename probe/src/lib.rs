@@ -31,6 +31,7 @@
 pub mod board;
 mod cache;
 mod capi;
+pub mod directory;
 pub mod fen;
 pub mod format;
 pub mod index;

@@ -17,14 +17,15 @@
 //! that have run is the rule set's business (probe/src/rules.rs, to come).
 
 use std::fmt;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
 use crate::board::Color;
 use crate::cache::{BlockCache, CacheStats};
-use crate::format::{FormatError, Header, Kind, TableFile, HEADER_LEN};
+use crate::directory::{Manifest, ManifestError};
+use crate::format::{read_header, FormatError, Kind, TableFile};
 use crate::index::{MenConfig, SliceIndex};
 use crate::material::Material;
 use crate::mmap::MappedFile;
@@ -112,6 +113,10 @@ pub enum ProbeError {
     /// Input that is not a legal position (FEN or bitboards from a caller).
     #[error("invalid position: {0}")]
     InvalidPosition(String),
+    /// The directory's manifest (`damka.toml`) cannot be read or makes no
+    /// sense.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
 }
 
 impl ProbeError {
@@ -287,6 +292,8 @@ pub struct Tablebase {
     by_material: MaterialTable,
     max_pieces: u8,
     rules: Option<RuleSetId>,
+    /// The rule set the directory's manifest carries.
+    rule_set: Option<RuleSet>,
     cache: BlockCache,
 }
 
@@ -329,7 +336,14 @@ impl Tablebase {
             }
             slices[by_material.slots[at] as usize].tables[kind_number(name.kind)].present = true;
         }
-        let rules = options.rules.or_else(|| {
+        // A manifest for another game says nothing about this game's files;
+        // one of other rules than those asked for is no help either (probes
+        // then fail on the tables' headers).
+        let rule_set = Manifest::read(&dir)?
+            .filter(|m| m.variant == variant && options.rules.as_ref().is_none_or(|r| *r == m.rules_id()))
+            .map(|m| m.rules);
+        let carried = rule_set.as_ref().map(|r| RuleSetId { name: r.name.clone(), hash: r.hash });
+        let rules = options.rules.or(carried).or_else(|| {
             found.iter().find_map(|name| read_header(&dir.join(name.to_string())).ok()).map(|h| RuleSetId {
                 name: h.rules_name,
                 hash: h.rules_hash,
@@ -342,6 +356,7 @@ impl Tablebase {
             by_material,
             max_pieces,
             rules,
+            rule_set,
             cache: BlockCache::new(options.cache_bytes),
         })
     }
@@ -362,6 +377,13 @@ impl Tablebase {
     /// fresh counters under this rule set; `none` means pure values.
     pub fn rules(&self) -> Option<&RuleSetId> {
         self.rules.as_ref()
+    }
+
+    /// The rule set the directory's manifest carries (`None` for a
+    /// directory written before manifests): what [`Tablebase::probe_counters`]
+    /// needs, without a rule file beside the tables.
+    pub fn rule_set(&self) -> Option<&RuleSet> {
+        self.rule_set.as_ref()
     }
 
     /// The most pieces of any table in the directory.
@@ -517,13 +539,6 @@ impl Tablebase {
         let block_shift = block_positions.is_power_of_two().then(|| block_positions.trailing_zeros());
         Ok(Table { file, block_positions, block_shift })
     }
-}
-
-/// Reads only the header of a table file.
-pub(crate) fn read_header(path: &Path) -> io::Result<Header> {
-    let mut bytes = vec![0; HEADER_LEN];
-    std::fs::File::open(path)?.read_exact(&mut bytes)?;
-    Header::decode(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// Checks that every entry of a decompressed block is a value tables hold,

@@ -102,6 +102,10 @@ pub struct RuleSet {
     /// xxh3 of the file's text: tables record it.
     #[serde(skip)]
     pub hash: u64,
+    /// The file's exact text: a table directory's manifest keeps it, so
+    /// that the rules travel with the tables (probe/src/directory.rs).
+    #[serde(skip)]
+    pub text: String,
 }
 
 /// A rule file that cannot be used.
@@ -142,6 +146,7 @@ impl RuleSet {
             message: e.message().to_string(),
         })?;
         set.hash = crate::format::content_hash(text.as_bytes());
+        set.text = text.to_string();
         // The line of each rule, for errors: its `name = "..."` entry, looked
         // for from the rule's own `[[rule]]` header (an earlier rule's text
         // may quote the name).

@@ -46,6 +46,11 @@ pub struct GenerateArgs {
     /// Hide the progress bars.
     #[arg(long)]
     quiet: bool,
+    /// Delete the tables of another variant or rule set found in --dir
+    /// (damka's table files and manifest only) and build anew; without it,
+    /// such a directory is refused.
+    #[arg(long)]
+    replace: bool,
 }
 
 
@@ -57,7 +62,14 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start worker threads")?;
     }
     let rules = Arc::new(load_rules(args.rules.as_deref(), args.variant)?);
-    let job = Job { variant: args.variant, max_pieces: args.pieces, dir: args.dir, rules, progress: !args.quiet };
+    let job = Job {
+        variant: args.variant,
+        max_pieces: args.pieces,
+        dir: args.dir,
+        rules,
+        progress: !args.quiet,
+        replace: args.replace,
+    };
     let s = driver::run(&job)?;
     let total = s.total();
     let done = format!("{} slices solved, {} slices already done", total.slices, s.skipped);

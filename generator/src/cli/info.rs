@@ -2,8 +2,6 @@
 //! with their sizes. Reads only the file names and headers.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -11,7 +9,7 @@ use clap::Args;
 
 use super::TablesArgs;
 use crate::catalog::{misnamed, SliceId};
-use damka::format::{Header, Kind, HEADER_LEN};
+use damka::format::{read_header, Kind};
 use damka::{Material, TableName, Variant};
 use serde_json::json;
 
@@ -40,14 +38,6 @@ struct Listing {
     /// Table files that are missing or cannot be described, with the
     /// reason, by file name.
     problems: Vec<(String, String)>,
-}
-
-fn read_header(path: &Path) -> Result<Header> {
-    let mut bytes = vec![0; HEADER_LEN];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| if e.kind() == std::io::ErrorKind::UnexpectedEof { anyhow::anyhow!("shorter than a header") } else { e.into() })?;
-    Ok(Header::decode(&bytes)?)
 }
 
 fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {

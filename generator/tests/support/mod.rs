@@ -44,7 +44,7 @@ pub fn generate(name: &str, variant: Variant, pieces: u8) -> TempDir {
 pub fn generate_with_rules(name: &str, variant: Variant, pieces: u8, rules: &str) -> TempDir {
     let dir = TempDir::new(name);
     let rules = Arc::new(RuleSet::preset(rules).expect("a preset rule set"));
-    let job = Job { variant, max_pieces: pieces, dir: dir.path().to_path_buf(), rules, progress: false };
+    let job = Job { variant, max_pieces: pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false };
     driver::run(&job).expect("generate tables");
     dir
 }
