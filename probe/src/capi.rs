@@ -71,6 +71,7 @@ impl From<ProbeError> for Failure {
             ProbeError::InvalidPosition(_) => DAMKA_ERR_INVALID_POSITION,
             ProbeError::Manifest(ManifestError::Io { .. }) => DAMKA_ERR_IO,
             ProbeError::Manifest(ManifestError::Invalid { .. }) => DAMKA_ERR_DAMAGED,
+            ProbeError::ImpossibleCounters { .. } => DAMKA_ERR_INVALID_ARGUMENT,
         };
         Failure { code, message: e.to_string() }
     }

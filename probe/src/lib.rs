@@ -53,7 +53,7 @@ pub use material::Material;
 pub use cache::CacheStats;
 pub use moves::Move;
 pub use position::{Piece, Position, PositionError, Role, Setup};
-pub use probe::{OpenOptions, ProbeError, RankedMove, RuleSetId, TableName, Tablebase};
+pub use probe::{JudgedMove, OpenOptions, ProbeError, RankedMove, RuleSetId, TableName, Tablebase};
 pub use rules::{Counters, RuleSet, Verdict};
 pub use value::{Plies, Value, Wdl};
 pub use variant::Variant;

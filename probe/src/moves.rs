@@ -70,6 +70,13 @@ impl Move {
         self.promotes
     }
 
+    /// A capture or promotion: a conversion, which restarts the quiet
+    /// count of the move-limit rules.
+    #[inline]
+    pub fn converts(&self) -> bool {
+        self.is_capture() || self.promotes
+    }
+
     /// Landing squares after each capture (empty for a quiet move).
     pub fn route(&self) -> &[Square] {
         &self.route[..self.route_len as usize]

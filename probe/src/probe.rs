@@ -11,10 +11,12 @@
 //! pieces are in no table: the side to move has lost if it has none, and
 //! has won if its opponent has none (the opponent could not move).
 //!
-//! Move-limit counters: the values here are those stored, i.e. for fresh
-//! counters (right after a capture or promotion) under the rule set the
-//! tables were built with ([`Tablebase::rules`]). Probing with counters
-//! that have run is the rule set's business (probe/src/rules.rs, to come).
+//! Move-limit counters: the stored values are for fresh counters (right
+//! after a capture or promotion) under the rule set the tables were built
+//! with ([`Tablebase::rules`]; the directory's manifest carries its text,
+//! [`Tablebase::rule_set`]). [`Tablebase::probe_counters`] and
+//! [`Tablebase::rank_moves_with_counters`] judge states whose counters have
+//! run (rules.rs, `RuleSet::judge`).
 
 use std::fmt;
 use std::io;
@@ -117,6 +119,10 @@ pub enum ProbeError {
     /// sense.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    /// Counters no game reaches: every capture or promotion restarts both
+    /// counts, so the kings-only count never exceeds the quiet count.
+    #[error("impossible counters: {kings_only} kings-only plies but only {quiet} quiet plies (a capture or promotion restarts both counts)")]
+    ImpossibleCounters { quiet: u16, kings_only: u16 },
 }
 
 impl ProbeError {
@@ -174,6 +180,29 @@ pub struct RankedMove {
     /// The value for the mover after this move; the distance counts this
     /// move (a capture or promotion has distance 1).
     pub value: Value,
+}
+
+/// A legal move judged with move-limit counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JudgedMove {
+    pub mv: Move,
+    /// The counters once the move is played.
+    pub counters: Counters,
+    /// The result for the mover under the rule set, from the state after
+    /// the move (its position and `counters`).
+    pub verdict: Verdict,
+    /// The stored value for the mover, as [`Tablebase::rank_moves`] gives
+    /// it: for fresh counters after the move.
+    pub value: Value,
+}
+
+/// A sort key over verdicts: better for the side to move is greater; an
+/// ambiguous verdict lies between its two results.
+fn verdict_order(v: Verdict) -> i8 {
+    match v {
+        Verdict::Exact(w) => 2 * w as i8,
+        Verdict::Ambiguous(a, b) => a as i8 + b as i8,
+    }
 }
 
 /// A sort key: better values for the side to move are greater. Wins by
@@ -432,30 +461,78 @@ impl Tablebase {
     /// under `rules`, which must be the rule set the tables were built
     /// with: exact, or [`Verdict::Ambiguous`] where the stored values
     /// (for fresh counters) cannot decide, never a wrong answer.
+    /// Counters no game reaches (the kings-only count above the quiet one)
+    /// are an error.
     pub fn probe_counters(&self, pos: &Position, rules: &RuleSet, counters: Counters) -> Result<Verdict, ProbeError> {
-        let given = RuleSetId { name: rules.name.clone(), hash: rules.hash };
-        if let Some(found) = self.rules() {
-            if *found != given {
-                return Err(ProbeError::WrongRules { path: self.dir.clone(), expected: given, found: found.clone() });
-            }
-        }
+        self.check_counters(rules, counters)?;
         Ok(rules.judge(pos, self.probe_value(pos)?, counters))
     }
 
     /// Every legal move with its value for the mover, best first: wins by
     /// shortest distance, then draws, then losses by longest distance.
     /// Equal moves keep move generation order. Empty when the side to move
-    /// cannot move (it has lost).
+    /// cannot move (it has lost). The values are for fresh counters after
+    /// each move: under a rule set, [`Tablebase::rank_moves_with_counters`]
+    /// says what each move is worth in a game.
     pub fn rank_moves(&self, pos: &Position) -> Result<Vec<RankedMove>, ProbeError> {
-        let mut ranked = legal_moves(pos, self.variant)
+        let mut ranked = self
+            .successors(pos)?
             .into_iter()
-            .map(|mv| {
-                let after = self.probe_value(&pos.play(&mv))?;
-                Ok(RankedMove { mv, value: after.back_one_ply(mv.is_capture() || mv.promotes()) })
-            })
-            .collect::<Result<Vec<_>, ProbeError>>()?;
+            .map(|(mv, _, after)| RankedMove { mv, value: after.back_one_ply(mv.converts()) })
+            .collect::<Vec<_>>();
         ranked.sort_by_key(|r| std::cmp::Reverse(value_order(r.value)));
         Ok(ranked)
+    }
+
+    /// Every legal move judged under `rules` (those the tables were built
+    /// with) with the counters as they stand after it (see
+    /// [`Counters::after`]), best first by verdict, then by stored value.
+    /// Empty when the side to move cannot move (it has lost). The same
+    /// checks as [`Tablebase::probe_counters`].
+    pub fn rank_moves_with_counters(
+        &self,
+        pos: &Position,
+        rules: &RuleSet,
+        counters: Counters,
+    ) -> Result<Vec<JudgedMove>, ProbeError> {
+        self.check_counters(rules, counters)?;
+        let mut judged = self
+            .successors(pos)?
+            .into_iter()
+            .map(|(mv, after, stored)| {
+                let counters = counters.after(pos, &mv);
+                let verdict = rules.judge(&after, stored, counters).negate();
+                JudgedMove { mv, counters, verdict, value: stored.back_one_ply(mv.converts()) }
+            })
+            .collect::<Vec<_>>();
+        judged.sort_by_key(|m| std::cmp::Reverse((verdict_order(m.verdict), value_order(m.value))));
+        Ok(judged)
+    }
+
+    /// Every legal move, the position it leads to and that position's
+    /// stored value.
+    fn successors(&self, pos: &Position) -> Result<Vec<(Move, Position, Value)>, ProbeError> {
+        legal_moves(pos, self.variant)
+            .into_iter()
+            .map(|mv| {
+                let after = pos.play(&mv);
+                Ok((mv, after, self.probe_value(&after)?))
+            })
+            .collect()
+    }
+
+    /// Counters a game can reach, and the rule set the tables were built with.
+    fn check_counters(&self, rules: &RuleSet, counters: Counters) -> Result<(), ProbeError> {
+        if !counters.is_possible() {
+            return Err(ProbeError::ImpossibleCounters { quiet: counters.quiet, kings_only: counters.kings_only });
+        }
+        let given = RuleSetId { name: rules.name.clone(), hash: rules.hash };
+        match self.rules() {
+            Some(found) if *found != given => {
+                Err(ProbeError::WrongRules { path: self.dir.clone(), expected: given, found: found.clone() })
+            }
+            _ => Ok(()),
+        }
     }
 
     fn locate(&self, pos: &Position) -> Result<Located, ProbeError> {

@@ -12,6 +12,7 @@ use std::fmt;
 use serde::Deserialize;
 
 use crate::board::{Bitboard, Color, Direction, Square};
+use crate::moves::Move;
 use crate::position::Position;
 
 /// The counter a rule watches.
@@ -29,6 +30,26 @@ pub enum Counter {
 pub struct Counters {
     pub quiet: u16,
     pub kings_only: u16,
+}
+
+impl Counters {
+    /// Whether a game can reach these counters: a capture or promotion
+    /// restarts both counts, so the kings-only count never exceeds the
+    /// quiet count.
+    pub fn is_possible(self) -> bool {
+        self.kings_only <= self.quiet
+    }
+
+    /// The counters once `mv` is played in `pos`: a capture or promotion
+    /// restarts the quiet count, a man move or capture the kings-only
+    /// count; any other move adds a ply to each.
+    pub fn after(self, pos: &Position, mv: &Move) -> Counters {
+        let man_moves = pos.men(pos.turn()).contains(mv.from());
+        Counters {
+            quiet: if mv.converts() { 0 } else { self.quiet.saturating_add(1) },
+            kings_only: if mv.is_capture() || man_moves { 0 } else { self.kings_only.saturating_add(1) },
+        }
+    }
 }
 
 /// What one side has, as a rule condition reads it.
@@ -392,6 +413,16 @@ pub enum Verdict {
     Exact(crate::Wdl),
     /// The stored data cannot decide between these two results.
     Ambiguous(crate::Wdl, crate::Wdl),
+}
+
+impl Verdict {
+    /// The verdict for the other side.
+    pub fn negate(self) -> Verdict {
+        match self {
+            Verdict::Exact(w) => Verdict::Exact(w.negate()),
+            Verdict::Ambiguous(a, b) => Verdict::Ambiguous(a.negate(), b.negate()),
+        }
+    }
 }
 
 impl RuleSet {

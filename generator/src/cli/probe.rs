@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
-use damka::{notation, Counters, Material, Verdict, OpenOptions, RankedMove, RuleSetId, Tablebase, Value, Variant, Wdl};
+use damka::{notation, Counters, Material, Move, OpenOptions, RuleSet, RuleSetId, Tablebase, Value, Variant, Verdict, Wdl};
 use serde_json::json;
 
 use super::generate::load_rules;
@@ -27,36 +27,64 @@ pub struct ProbeArgs {
     #[arg(long)]
     rules: Option<String>,
     /// Plies since the last capture or promotion.
-    #[arg(long, default_value_t = 0)]
-    quiet: u16,
-    /// Plies since the last man move or capture.
-    #[arg(long, default_value_t = 0)]
-    kings_only: u16,
-    /// Print JSON (keys: fen, variant, material, rules, value, moves).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    quiet_plies: u16,
+    /// Plies since the last man move or capture (at most --quiet-plies).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    kings_only_plies: u16,
+    /// Print JSON (keys: fen, variant, material, rules, value, counters,
+    /// no_legal_move, moves).
     #[arg(long)]
     json: bool,
 }
 
+/// A legal move as the report shows it: its stored value and, where the
+/// rule set is known, its verdict with the counters after it.
+struct Row {
+    mv: Move,
+    value: Value,
+    judged: Option<(Counters, Verdict)>,
+}
+
 pub fn run(args: ProbeArgs) -> Result<()> {
+    let counters = Counters { quiet: args.quiet_plies, kings_only: args.kings_only_plies };
+    if !counters.is_possible() {
+        bail!(
+            "--kings-only-plies {} is more than --quiet-plies {}: a capture or promotion restarts both counts, \
+             so the kings-only count is never the larger",
+            counters.kings_only,
+            counters.quiet
+        );
+    }
     let pos = parse_fen(&args.fen, args.variant)?;
+    let asked = args.rules.as_deref().map(|name| load_rules(Some(name), args.variant)).transpose()?;
     let mut options = OpenOptions::new(args.variant).cache_bytes(4 << 20);
-    if let Some(name) = &args.rules {
-        let rules = load_rules(Some(name), args.variant)?;
-        options = options.rules(RuleSetId { name: rules.name, hash: rules.hash });
+    if let Some(rules) = &asked {
+        options = options.rules(RuleSetId { name: rules.name.clone(), hash: rules.hash });
     }
     // The error names the directory already.
     let tb = Tablebase::open(&args.dir, options)?;
     let value = tb.probe_value(&pos)?;
-    let counters = Counters { quiet: args.quiet, kings_only: args.kings_only };
-    let verdict = if counters == Counters::default() {
-        None
-    } else {
-        // The rule set named, else the one the tables record (a preset).
-        let name = args.rules.clone().or_else(|| tb.rules().map(|r| r.name.clone()));
-        let rules = load_rules(name.as_deref(), args.variant)?;
-        Some(tb.probe_counters(&pos, &rules, counters)?)
+    let rules = asked.or_else(|| known_rules(&tb));
+    let (verdict, rows) = match &rules {
+        Some(rules) => {
+            let verdict = (counters != Counters::default()).then(|| tb.probe_counters(&pos, rules, counters)).transpose()?;
+            let moves = tb.rank_moves_with_counters(&pos, rules, counters)?;
+            let rows = moves.into_iter().map(|m| Row { mv: m.mv, value: m.value, judged: Some((m.counters, m.verdict)) });
+            (verdict, rows.collect::<Vec<_>>())
+        }
+        // Tables of a rule file, in a directory written before manifests:
+        // fresh values need no rules.
+        None if counters == Counters::default() => {
+            (None, tb.rank_moves(&pos)?.into_iter().map(|m| Row { mv: m.mv, value: m.value, judged: None }).collect())
+        }
+        None => bail!(
+            "the tables were built with rule set {}, which is no preset, and {} carries no copy of it \
+             (built before damka.toml): give the rule file with --rules FILE",
+            tb.rules().map_or("unknown".to_string(), |r| r.to_string()),
+            args.dir.display()
+        ),
     };
-    let moves = tb.rank_moves(&pos)?;
     let material = Material::of(&if pos.turn() == damka::Color::Black { pos.flip() } else { pos });
     let fen = damka::fen::write(&pos, args.variant);
     if args.json {
@@ -66,34 +94,58 @@ pub fn run(args: ProbeArgs) -> Result<()> {
             "material": material.to_string(),
             "rules": tb.rules().map(|r| json!({ "name": r.name, "hash": format!("{:016x}", r.hash) })),
             "value": value_json(value),
-            "counters": verdict.map(|v| json!({
-                "quiet": counters.quiet,
-                "kings_only": counters.kings_only,
-                "exact": matches!(v, Verdict::Exact(_)),
-                "wdl": verdict_text(v),
-            })),
-            "moves": moves.iter().map(|m| move_json(m, args.variant)).collect::<Vec<_>>(),
+            "counters": verdict.map(|v| verdict_json(counters, v)),
+            "no_legal_move": rows.is_empty(),
+            "moves": rows.iter().map(|m| move_json(m, args.variant)).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    let rules = tb.rules().map_or("unknown".to_string(), |r| r.name.clone());
-    println!("{fen}  ({}, {material}, rule set {rules}, fresh counters)", args.variant);
-    println!("value: {}", describe(value));
-    if let Some(v) = verdict {
-        println!("with --quiet {} --kings-only {}: {}", counters.quiet, counters.kings_only, verdict_text(v));
+    let rules_name = tb.rules().map_or("unknown".to_string(), |r| r.name.clone());
+    println!("{fen}  ({}, {material}, rule set {rules_name}, fresh counters)", args.variant);
+    if rows.is_empty() {
+        println!("value: lost: no legal move");
+    } else {
+        println!("value: {}", describe(value));
     }
-    if moves.is_empty() {
-        println!("no legal move: the side to move has lost");
+    if let Some(v) = verdict {
+        println!("with --quiet-plies {} --kings-only-plies {}: {}", counters.quiet, counters.kings_only, verdict_text(v));
+    }
+    if rows.is_empty() {
         return Ok(());
     }
-    let width = moves.iter().map(|m| notation::write(&m.mv, args.variant).len()).max().unwrap_or(4).max(4);
-    println!("{:<width$}  {:<12}  plies", "move", "value");
-    for m in &moves {
+    // Under pure values the counters change nothing: no column for them.
+    let with_counters = rules.as_ref().is_some_and(|r| !r.is_empty());
+    // A move's value: with the counters as they stand after it, where the
+    // rule set is known; the plies are the stored distance.
+    let value_text = |m: &Row| match m.judged {
+        Some((_, v)) => verdict_text(v),
+        None => m.value.wdl.name().to_string(),
+    };
+    let width = rows.iter().map(|m| notation::write(&m.mv, args.variant).len()).max().unwrap_or(4).max(4);
+    let value_width = rows.iter().map(|m| value_text(m).len()).max().unwrap_or(5).max(12);
+    let after_column = if with_counters { "  quiet/kings-only after" } else { "" };
+    println!("{:<width$}  {:<value_width$}  {:<5}{after_column}", "move", "value", "plies");
+    for m in &rows {
+        let mv = notation::write(&m.mv, args.variant);
         let plies = if m.value.wdl == Wdl::Draw { "-".to_string() } else { m.value.plies.0.to_string() };
-        println!("{:<width$}  {:<12}  {plies}", notation::write(&m.mv, args.variant), m.value.wdl.name());
+        let after = match m.judged {
+            Some((after, _)) if with_counters => format!("  {}/{}", after.quiet, after.kings_only),
+            _ => String::new(),
+        };
+        println!("{mv:<width$}  {:<value_width$}  {plies:<5}{after}", value_text(m));
     }
     Ok(())
+}
+
+/// The rule set the tables were built with, where no rule file is needed:
+/// the directory's manifest carries it, or it is a preset.
+fn known_rules(tb: &Tablebase) -> Option<RuleSet> {
+    if let Some(rules) = tb.rule_set() {
+        return Some(rules.clone());
+    }
+    let id = tb.rules()?;
+    RuleSet::preset(&id.name).ok().filter(|preset| preset.hash == id.hash)
 }
 
 /// `win`, or `ambiguous: win or cursed-win`.
@@ -102,6 +154,15 @@ fn verdict_text(v: Verdict) -> String {
         Verdict::Exact(wdl) => wdl.name().to_string(),
         Verdict::Ambiguous(a, b) => format!("ambiguous: {a} or {b}"),
     }
+}
+
+fn verdict_json(counters: Counters, v: Verdict) -> serde_json::Value {
+    json!({
+        "quiet": counters.quiet,
+        "kings_only": counters.kings_only,
+        "exact": matches!(v, Verdict::Exact(_)),
+        "wdl": verdict_text(v),
+    })
 }
 
 /// "win, 7 plies to the next capture, promotion or end of the game" (the
@@ -118,12 +179,15 @@ fn value_json(v: Value) -> serde_json::Value {
     json!({ "wdl": v.wdl.name(), "plies": v.plies.0 })
 }
 
-fn move_json(m: &RankedMove, variant: Variant) -> serde_json::Value {
+/// A move: its stored value (fresh counters after it) and, where the rule
+/// set is known, its verdict with the counters after it.
+fn move_json(m: &Row, variant: Variant) -> serde_json::Value {
     json!({
         "move": notation::write(&m.mv, variant),
         "wdl": m.value.wdl.name(),
         "plies": m.value.plies.0,
         "capture": m.mv.is_capture(),
         "promotion": m.mv.promotes(),
+        "with_counters": m.judged.map(|(after, v)| verdict_json(after, v)),
     })
 }
