@@ -22,8 +22,8 @@ pub struct AppliedRule {
     pub name: String,
     /// The limit in plies, smallest and largest over the slice's positions
     /// (moves-of-the-stronger-side limits differ by who moves first).
-    pub min_plies: u16,
-    pub max_plies: u16,
+    pub min_plies: u32,
+    pub max_plies: u32,
 }
 
 /// What the audit finds in one slice (side to move's view).
@@ -48,7 +48,7 @@ pub struct SliceAudit {
     /// The limit on the rule distance that binds most of the slice's pure
     /// wins, in plies (where a kings-only limit binds beside a quiet one,
     /// the quiet one: the kings-only count is part of the solved state).
-    pub limit_plies: Option<u16>,
+    pub limit_plies: Option<u32>,
     pub rules: Vec<AppliedRule>,
     /// Pure wins by plies to conversion: (plies, count).
     pub pure_win_lengths: Vec<(u16, u64)>,
@@ -119,10 +119,10 @@ fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -
     };
     (a.counter_states, a.ambiguous_states) = ambiguity(rules, &fin.index, &fin.values);
     let (mut pure_hist, mut rule_hist) = (BTreeMap::new(), BTreeMap::new());
-    let mut limits: BTreeMap<u16, u64> = BTreeMap::new();
+    let mut limits: BTreeMap<u32, u64> = BTreeMap::new();
     let binding = rules.binding(material);
     let both_kings = material.own_kings > 0 && material.opp_kings > 0;
-    let mut applied: BTreeMap<String, (u16, u16)> = BTreeMap::new();
+    let mut applied: BTreeMap<String, (u32, u32)> = BTreeMap::new();
     let (mut longest_pure, mut longest_rule, mut longest_cursed) = (None, None, None::<(u16, u64)>);
     for (i, (&p, &f)) in pure.values.iter().zip(&fin.values).enumerate() {
         let (p, f) = (unpack(p), unpack(f));
@@ -244,12 +244,14 @@ fn counter_states<'a>(
         kings_only = kings_only.map(|l| l.min(2));
     }
     let at = |q: u16, k: u16| Counters { quiet: q, kings_only: k };
+    // The counts below a limit that a counter can hold.
+    let below = |l: u32| (0..=u16::MAX).take_while(move |&c| u32::from(c) < l);
     match (quiet, kings_only) {
         (0, None) => vec![Counters::default()],
-        (0, Some(lk)) => (0..lk).map(|k| at(k, k)).collect(),
-        (lq, None) => (0..lq).map(|q| at(q, 0)).collect(),
-        (lq, Some(lk)) if !men => (0..lq.min(lk)).map(|q| at(q, q)).collect(),
-        (lq, Some(lk)) => (0..lq).flat_map(|q| (0..=q.min(lk - 1)).map(move |k| at(q, k))).collect(),
+        (0, Some(lk)) => below(lk).map(|k| at(k, k)).collect(),
+        (lq, None) => below(lq).map(|q| at(q, 0)).collect(),
+        (lq, Some(lk)) if !men => below(lq.min(lk)).map(|q| at(q, q)).collect(),
+        (lq, Some(lk)) => below(lq).flat_map(|q| below(lk.min(u32::from(q) + 1)).map(move |k| at(q, k))).collect(),
     }
 }
 
@@ -265,7 +267,7 @@ pub fn report(audit: &Audit) -> String {
         "slice", "pure wins", "rule wins", "cursed", "blessed", "longest pure", "longest rule", "limit", "ambiguous", "rules"
     ));
     let share = |part: u64, whole: u64| format!("{:.2}%", 100.0 * part as f64 / whole.max(1) as f64);
-    let moves = |plies: u16| format!("{} ({}m)", plies, plies.div_ceil(2));
+    let moves = |plies: u32| format!("{} ({}m)", plies, plies.div_ceil(2));
     for s in &audit.slices {
         let rules: Vec<String> = s.rules.iter().map(|r| r.name.clone()).collect();
         out.push_str(&format!(
@@ -275,8 +277,8 @@ pub fn report(audit: &Audit) -> String {
             s.rule_wins,
             s.cursed_wins,
             s.blessed_losses,
-            moves(s.longest_pure_win),
-            moves(s.longest_rule_win),
+            moves(s.longest_pure_win.into()),
+            moves(s.longest_rule_win.into()),
             s.limit_plies.map_or("-".to_string(), moves),
             share(s.ambiguous_states, s.counter_states),
             rules.join(", ")
@@ -321,7 +323,7 @@ pub fn plot(audit: &Audit) -> String {
     for (n, s) in charts.iter().enumerate() {
         let (x0, y0) = ((n % cols) as f64 * w + 30.0, (n / cols) as f64 * h + 40.0);
         let (pw, ph) = (w - 45.0, h - 40.0);
-        let max_len = s.longest_pure_win.max(s.longest_rule_win).max(s.limit_plies.unwrap_or(0)).max(1) as f64;
+        let max_len = u32::from(s.longest_pure_win.max(s.longest_rule_win)).max(s.limit_plies.unwrap_or(0)).max(1) as f64;
         let max_count = s.pure_win_lengths.iter().map(|(_, c)| *c).max().unwrap_or(1) as f64;
         svg.push_str(&format!(
             "<text x=\"{x0}\" y=\"{}\">{} ({} pure wins, {} cursed)</text>\n<rect x=\"{x0}\" y=\"{y0}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#999\"/>\n",

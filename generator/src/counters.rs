@@ -153,13 +153,18 @@ impl Solver {
         let pure = retrograde(&graph, &graph.exit_pure, STUCK_PURE);
         let men = material.men() > 0;
 
-        let kings_only = self.rules.kings_only_limit(&graph.positions[0]);
+        let kings_only_plies = self.rules.kings_only_limit(&graph.positions[0]);
+        let kings_only = kings_only_plies.map(|l| count_limit(material, l));
         let mut class_of = Vec::with_capacity(n);
         let mut classes: Vec<Class> = Vec::new();
         for (local, pos) in graph.positions.iter().enumerate() {
-            assert_eq!(self.rules.kings_only_limit(pos), kings_only, "{material}: one kings-only limit per pair");
+            assert_eq!(self.rules.kings_only_limit(pos), kings_only_plies, "{material}: one kings-only limit per pair");
             let class = match (self.rules.quiet_limit(pos, true), self.rules.quiet_limit(pos, false)) {
-                (Some(first), Some(second)) => Class::Tracked { slice: graph.slice_of(local), first, second },
+                (Some(first), Some(second)) => Class::Tracked {
+                    slice: graph.slice_of(local),
+                    first: count_limit(material, first),
+                    second: count_limit(material, second),
+                },
                 (None, None) => Class::Untracked,
                 other => panic!("{material}: a quiet limit for one side only {other:?}"),
             };
@@ -246,6 +251,15 @@ impl Solver {
             .unwrap_or(0);
         PairStates { graph, pure, class_of, classes: solved, kings_only, check_layers }
     }
+}
+
+/// A limit in plies as the counters (16 bits) count it; the reader keeps
+/// limits within what a table stores, far inside that.
+fn count_limit(material: Material, plies: u32) -> u16 {
+    u16::try_from(plies)
+        .ok()
+        .filter(|&l| l <= damka::format::MAX_PLIES)
+        .unwrap_or_else(|| panic!("{material}: a limit of {plies} plies is beyond what a table stores"))
 }
 
 /// Which quiet limits bind a quiet period, fixed at its fresh position.

@@ -150,7 +150,7 @@ impl Verdicts<'_> {
     fn judge(&self, pos: &Position, raw: Value, slice: usize) -> Value {
         let pure = self.pure[slice].value(pos);
         let limit = |wins: bool| self.rules.reset_limit(self.binding, pos, wins);
-        let within = |wins: bool| limit(wins).is_none_or(|l| raw.plies.0 <= l);
+        let within = |wins: bool| limit(wins).is_none_or(|l| u32::from(raw.plies.0) <= l);
         // A saved result keeps the rule distance that was too long, or 0
         // where no reset can be forced at all (docs/FORMAT.md).
         let over = if raw.wdl == Wdl::Draw { 0 } else { raw.plies.0 };

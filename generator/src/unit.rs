@@ -310,7 +310,7 @@ impl<'a> Unit<'a> {
     /// a king move from count k leads to count k + 1, and reaching `limit`
     /// without a man move or capture draws. Returns the values at a fresh
     /// count.
-    pub fn layered(&self, exits: &dyn Exits, limit: u16) -> Vec<u16> {
+    pub fn layered(&self, exits: &dyn Exits, limit: u32) -> Vec<u16> {
         let n = self.len();
         let mut moves = Vec::with_capacity(64);
         // Per position: the best exit, and its king moves' successors.

@@ -521,7 +521,7 @@ fn rule_distance(v: Value) -> Value {
 /// `raw` and pure result: a reset within the limit keeps the result, a
 /// longer one (or none) leaves a cursed win or blessed loss.
 fn rule_result(rules: &RuleSet, binding: Binding, pos: &Position, raw: Value, pure: Wdl) -> Value {
-    let within = |wins| rules.reset_limit(binding, pos, wins).is_none_or(|l| raw.plies.0 <= l);
+    let within = |wins| rules.reset_limit(binding, pos, wins).is_none_or(|l| u32::from(raw.plies.0) <= l);
     let over = if raw.wdl == Wdl::Draw { 0 } else { raw.plies.0 };
     match (raw.wdl, pure) {
         (Wdl::Win, _) if within(true) => raw,
@@ -664,7 +664,7 @@ fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::op
 /// other: layer k from layer k + 1, from the limit down; once a layer
 /// repeats, every lower one does. Layer 0, after [`rule_result`], is what
 /// the table must hold.
-fn check_layered(index: &SliceIndex, values: &[u16], store: &Store, rules: &RuleSet, limit: u16, rank: u64) -> Found {
+fn check_layered(index: &SliceIndex, values: &[u16], store: &Store, rules: &RuleSet, limit: u32, rank: u64) -> Found {
     let mut found = Found::default();
     let config = index.config(rank);
     let twin = SliceIndex::new(index.material().swap());

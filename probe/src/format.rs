@@ -20,6 +20,10 @@ pub const FORMAT_VERSION: u16 = 2;
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 136;
 pub const BLOCK_ENTRY_LEN: usize = 20;
+/// The longest distance in plies a table holds: a `.dtc` entry is
+/// `distance << 3 | code` in 16 bits. The rule limits a rule set may give
+/// follow from it (rules.rs).
+pub const MAX_PLIES: u16 = (1 << 13) - 1;
 
 /// What one entry of a table holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

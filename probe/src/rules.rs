@@ -6,14 +6,24 @@
 //! its limit, in plies or in moves of the stronger side. When a counter
 //! passes a limit that applies, the game is drawn; a conversion on the very
 //! ply that reaches the limit still counts.
+//!
+//! Limits are computed in plies as `u32`: no limit a rule can hold (built
+//! in code, past the reader's checks) wraps.
 
 use std::fmt;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 use crate::board::{Bitboard, Color, Direction, Square};
+use crate::format::MAX_PLIES;
 use crate::moves::Move;
 use crate::position::Position;
+
+/// The largest `limit_plies`: a win within the limit must fit a table's
+/// distance.
+pub const MAX_LIMIT_PLIES: u16 = MAX_PLIES;
+/// The largest `limit_moves`: N moves of the stronger side reach ply 2N.
+pub const MAX_LIMIT_MOVES: u16 = MAX_PLIES / 2;
 
 /// The counter a rule watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -99,9 +109,13 @@ pub struct Rule {
     #[serde(default)]
     pub interpretation: String,
     pub counter: Counter,
+    /// At most [`MAX_LIMIT_PLIES`].
+    #[serde(default, deserialize_with = "limit_plies")]
     pub limit_plies: Option<u16>,
     /// Moves of the stronger side: counted from the moment the balance
-    /// arose, its N-th move is ply 2N-1 if it moved first, else 2N.
+    /// arose, its N-th move is ply 2N-1 if it moved first, else 2N. At most
+    /// [`MAX_LIMIT_MOVES`].
+    #[serde(default, deserialize_with = "limit_moves")]
     pub limit_moves: Option<u16>,
     #[serde(default)]
     pub when: Condition,
@@ -195,33 +209,37 @@ impl RuleSet {
     /// The plies the side to move has for a conversion that keeps a win (or,
     /// for `loser`, that the opponent has), from a fresh count at `pos`:
     /// the tightest quiet limit that applies. `None`: no quiet limit.
-    pub fn quiet_limit(&self, pos: &Position, side_to_move_wins: bool) -> Option<u16> {
+    pub fn quiet_limit(&self, pos: &Position, side_to_move_wins: bool) -> Option<u32> {
         self.limits(pos, Counter::Quiet, side_to_move_wins, MainRoad::Now)
     }
 
     /// The rules that apply to `pos` (a fresh count) with their limits in
     /// plies, for the side to move winning or losing.
-    pub fn applicable(&self, pos: &Position, side_to_move_wins: bool) -> Vec<(&Rule, u16)> {
-        self.rules.iter().filter_map(|r| r.limit_for(pos, side_to_move_wins, MainRoad::Now).map(|l| (r, l))).collect()
+    pub fn applicable(&self, pos: &Position, side_to_move_wins: bool) -> Vec<(&Rule, u32)> {
+        self.rules.iter().filter_map(|r| r.limit_for(pos, side_to_move_wins, MainRoad::Now, true).map(|l| (r, l))).collect()
     }
 
     /// The kings-only limit in plies, if a rule for it applies to `pos`.
-    pub fn kings_only_limit(&self, pos: &Position) -> Option<u16> {
+    pub fn kings_only_limit(&self, pos: &Position) -> Option<u32> {
         self.limits(pos, Counter::KingsOnly, true, MainRoad::Now)
     }
 
-    fn limits(&self, pos: &Position, counter: Counter, side_to_move_wins: bool, road: MainRoad) -> Option<u16> {
+    /// The tightest limit on `counter` at `pos`, for a fresh count (the
+    /// side to move moves first).
+    fn limits(&self, pos: &Position, counter: Counter, side_to_move_wins: bool, road: MainRoad) -> Option<u32> {
         self.rules
             .iter()
             .filter(|r| r.counter == counter)
-            .filter_map(|r| r.limit_for(pos, side_to_move_wins, road))
+            .filter_map(|r| r.limit_for(pos, side_to_move_wins, road, true))
             .min()
     }
 
     /// Whether some rule's answer depends on where the lone king stood when
     /// the balance arose (unknown once the quiet count is under way).
     fn depends_on_main_road(&self, pos: &Position) -> bool {
-        self.rules.iter().any(|r| r.when.lone_king_on_main_road && r.limit_for(pos, true, MainRoad::Assume(true)).is_some())
+        self.rules
+            .iter()
+            .any(|r| r.when.lone_king_on_main_road && r.limit_for(pos, true, MainRoad::Assume(true), true).is_some())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -243,7 +261,7 @@ pub enum Binding {
     /// A kings-only limit binds beside a quiet one: the state is (position,
     /// kings-only count) with this limit; distances count plies to the next
     /// conversion from a fresh count.
-    Both(u16),
+    Both(u32),
 }
 
 impl RuleSet {
@@ -266,7 +284,7 @@ impl RuleSet {
     /// The plies within which the next reset must come at `pos` (a fresh
     /// count) for the side to move to win (`wins`), or for its opponent to
     /// win, under `binding`. `None`: no limit.
-    pub fn reset_limit(&self, binding: Binding, pos: &Position, wins: bool) -> Option<u16> {
+    pub fn reset_limit(&self, binding: Binding, pos: &Position, wins: bool) -> Option<u32> {
         let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
         let quiet = match binding {
             Binding::KingsOnly => None,
@@ -298,6 +316,31 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// Why `value`, outside 1..=`max`, cannot be the limit `field`.
+fn limit_error(field: &str, value: i64, max: u16) -> String {
+    if value < 1 {
+        format!("{field} = {value}: a limit is at least 1 (a limit of 0 would draw every game at once)")
+    } else {
+        format!("{field} = {value} is above {max}, the largest limit a table can store (its distances hold {MAX_PLIES} plies)")
+    }
+}
+
+/// Reads a limit as any TOML integer, so that one beyond 16 bits (beyond
+/// the largest limit too, or below 1) gets the message of one beyond the
+/// largest limit rather than a type error.
+fn wide_limit<'de, D: Deserializer<'de>>(d: D, field: &str, max: u16) -> Result<Option<u16>, D::Error> {
+    let value = i64::deserialize(d)?;
+    u16::try_from(value).map(Some).map_err(|_| serde::de::Error::custom(limit_error(field, value, max)))
+}
+
+fn limit_plies<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    wide_limit(d, "limit_plies", MAX_LIMIT_PLIES)
+}
+
+fn limit_moves<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    wide_limit(d, "limit_moves", MAX_LIMIT_MOVES)
+}
+
 fn parse_side(s: &str) -> Option<Side> {
     let kings = s.bytes().take_while(|&b| b == b'K').count();
     let men = s[kings..].bytes().take_while(|&b| b == b'M').count();
@@ -309,7 +352,12 @@ impl Rule {
         match (self.limit_plies, self.limit_moves) {
             (Some(_), Some(_)) => return Err("give limit_plies or limit_moves, not both".into()),
             (None, None) => return Err("no limit: give limit_plies or limit_moves".into()),
-            (Some(0), _) | (_, Some(0)) => return Err("a limit of 0 would draw every game at once".into()),
+            (Some(p), None) if !(1..=MAX_LIMIT_PLIES).contains(&p) => {
+                return Err(limit_error("limit_plies", p.into(), MAX_LIMIT_PLIES))
+            }
+            (None, Some(m)) if !(1..=MAX_LIMIT_MOVES).contains(&m) => {
+                return Err(limit_error("limit_moves", m.into(), MAX_LIMIT_MOVES))
+            }
             _ => {}
         }
         let w = &self.when;
@@ -337,9 +385,10 @@ impl Rule {
         Ok(())
     }
 
-    /// The limit in plies this rule sets at `pos` (fresh count), if it
-    /// applies.
-    fn limit_for(&self, pos: &Position, side_to_move_wins: bool, road: MainRoad) -> Option<u16> {
+    /// The limit in plies this rule sets at `pos`, if it applies; `us_first`:
+    /// the side to move at `pos` moved first in the count (as at a fresh
+    /// count).
+    fn limit_for(&self, pos: &Position, side_to_move_wins: bool, road: MainRoad, us_first: bool) -> Option<u32> {
         let us = pos.turn();
         let side = |c: Color| Side { kings: pos.kings(c).count() as u8, men: pos.men(c).count() as u8 };
         let (own, opp) = (side(us), side(us.opponent()));
@@ -376,9 +425,12 @@ impl Rule {
                 (true, true) => Some(side_to_move_wins),
             };
         }
+        let strong_first = strong_is_us == Some(us_first);
         match (self.limit_plies, self.limit_moves) {
-            (Some(p), _) => Some(p),
-            (None, Some(m)) => Some(if strong_is_us == Some(true) { 2 * m - 1 } else { 2 * m }),
+            (Some(p), _) => Some(p.into()),
+            // A limit of 0 moves (only a rule built in code holds one) is
+            // reached at once.
+            (None, Some(m)) => Some((2 * u32::from(m)).saturating_sub(u32::from(strong_first))),
             (None, None) => None,
         }
     }
@@ -467,18 +519,7 @@ impl RuleSet {
             self.rules
                 .iter()
                 .filter(|r| r.counter == Counter::Quiet)
-                .filter_map(|r| r.limit_for(pos, wins, road).map(|l| (r, l)))
-                .map(|(r, l)| match (r.limit_moves, first_mover_is_us) {
-                    // limit_for assumed the side to move moved first.
-                    (Some(m), false) => {
-                        if l == 2 * m - 1 {
-                            2 * m
-                        } else {
-                            2 * m - 1
-                        }
-                    }
-                    _ => l,
-                })
+                .filter_map(|r| r.limit_for(pos, wins, road, first_mover_is_us))
                 .min()
         };
         let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
@@ -486,7 +527,7 @@ impl RuleSet {
             None => Some(true),
             // Without men both counters restart together: the count is the
             // same, and the stored distance was judged against both.
-            Some(l) if no_men => Some(fits(q.max(k), l as u32)),
+            Some(l) if no_men => Some(fits(q.max(k), l)),
             // A side without a king moves a man or captures every turn: the
             // count never passes 1.
             Some(_) if pos.kings(Color::White).is_empty() || pos.kings(Color::Black).is_empty() => Some(true),
@@ -494,7 +535,7 @@ impl RuleSet {
             // runs out: the count cannot matter. Otherwise the stored
             // distance (for a fresh kings-only count) cannot say whether
             // another line, with a man move on the way, fits.
-            Some(l) => fits(k, l as u32).then_some(true),
+            Some(l) => fits(k, l).then_some(true),
         };
         let depends_on_road = self.depends_on_main_road(pos);
         // The result if the count started with the lone king on the main road
@@ -505,8 +546,8 @@ impl RuleSet {
                 None => Some(true),
                 // The main-road rule's material has one stronger side: its
                 // limit ends the game.
-                Some(l) if depends_on_road && q >= l as u32 => return None,
-                Some(l) => Some(fits(q, l as u32)),
+                Some(l) if depends_on_road && q >= l => return None,
+                Some(l) => Some(fits(q, l)),
             };
             Some(match (quiet_ok, kings_ok) {
                 (Some(false), _) | (_, Some(false)) => Some(saved),
@@ -604,7 +645,29 @@ mod tests {
     fn limits_must_be_given_once() {
         rule_error("counter = \"quiet\"\nlimit_plies = 10\nlimit_moves = 5\nwhen = { strong = [\"KK\"] }\n", "not both");
         rule_error("counter = \"quiet\"\n", "no limit");
-        rule_error("counter = \"quiet\"\nlimit_plies = 0\n", "limit of 0");
+        rule_error("counter = \"quiet\"\nlimit_plies = 0\n", "limit of 0 would draw");
+    }
+
+    /// limit_moves = 32768 is 65536 plies: it used to wrap to 0 in 16 bits
+    /// and built KvKK with every win cursed. The reader now refuses every
+    /// limit a table's distance cannot hold, naming the largest it can.
+    #[test]
+    fn limits_beyond_what_a_table_stores_are_refused() {
+        let when = "when = { strong = [\"KK\"], weak = \"lone-king\" }\n";
+        for moves in [4096, 32768, 65535] {
+            rule_error(&format!("counter = \"quiet\"\nlimit_moves = {moves}\n{when}"), "above 4095");
+        }
+        for plies in [8192, 65535] {
+            rule_error(&format!("counter = \"quiet\"\nlimit_plies = {plies}\n"), "above 8191");
+        }
+        // Beyond 16 bits too, and on the value's own line.
+        syntax_error(&format!("counter = \"quiet\"\nlimit_moves = 70000\n{when}"), 11, "above 4095");
+        syntax_error("counter = \"quiet\"\nlimit_plies = 99999999999\n", 11, "above 8191");
+        syntax_error("counter = \"quiet\"\nlimit_plies = -3\n", 11, "at least 1");
+        let largest = parse_with(&format!("counter = \"quiet\"\nlimit_moves = 4095\n{when}")).expect("the largest limit");
+        assert_eq!(largest.rules[1].limit_moves, Some(4095));
+        let largest = parse_with("counter = \"quiet\"\nlimit_plies = 8191\n").expect("the largest limit");
+        assert_eq!(largest.rules[1].limit_plies, Some(8191));
     }
 
     #[test]

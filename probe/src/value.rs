@@ -106,12 +106,11 @@ impl Value {
         Value { wdl, plies: Plies(plies) }
     }
 
-    /// The largest distance a packed value can hold.
-    pub const MAX_PLIES: u16 = (u16::MAX >> 3) - 1;
-
-    /// Packs into 16 bits: the distance above three bits of result.
+    /// Packs into 16 bits: the distance (at most
+    /// [`crate::format::MAX_PLIES`]) above three bits of result.
     #[inline]
     pub fn pack(self) -> u16 {
+        debug_assert!(self.plies.0 <= crate::format::MAX_PLIES, "{self} does not fit a table entry");
         let code = match self.wdl {
             Wdl::Draw => 0,
             Wdl::Win => 1,
@@ -165,7 +164,7 @@ mod tests {
     #[test]
     fn pack_round_trip() {
         for wdl in [Wdl::Loss, Wdl::BlessedLoss, Wdl::Draw, Wdl::CursedWin, Wdl::Win] {
-            for plies in [0, 1, 77, Value::MAX_PLIES] {
+            for plies in [0, 1, 77, crate::format::MAX_PLIES] {
                 let v = Value::new(wdl, plies);
                 assert_eq!(Value::unpack(v.pack()), Some(v));
             }
