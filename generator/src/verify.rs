@@ -14,7 +14,11 @@
 //!    results re-derived, and then, for a preset rule set, their rule
 //!    values and rule distances: the running distance one ply on, read
 //!    through docs/FORMAT.md's encoding, and the result it gives against
-//!    the limit ([`rule_result`]). Slices where a kings-only limit binds
+//!    the limit ([`rule_result`]). A rule set given in [`Options::rules`]
+//!    (a rule file) is used like a preset where the tables name it. Before
+//!    a rule set is used, verify checks its limits itself, in plies and
+//!    wide integers ([`limits_beyond_the_format`]): it never met the reader
+//!    if it was built in code. Slices where a kings-only limit binds
 //!    beside a quiet one store values for a fresh kings-only count only, so
 //!    there is no one-ply rule for them: each men configuration is
 //!    re-derived over (position, kings-only count) instead, one count at a
@@ -22,8 +26,9 @@
 //!    of every position and the written values of what leaves it.
 //!
 //! The check shares only move generation, positions, the indexer, the value
-//! types and the file reader with the generator: it never calls the
-//! solver, so a solver bug cannot hide behind itself. Values are only
+//! types, the file reader and the rule set's limit functions (in `u32`,
+//! which no limit wraps) with the generator: it never calls the solver, so
+//! a solver bug cannot hide behind itself. Values are only
 //! re-derived once every file passed the first pass.
 //!
 //! Why one ply is enough (for pure tables, where distances are checked
@@ -45,7 +50,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use damka::format::{Counts, Header, Kind};
+use damka::format::{Counts, Header, Kind, MAX_PLIES};
 use damka::movegen::{generate, Routes};
 use damka::rules::Binding;
 use damka::{fen, Color, Material, Move, Position, RuleSet, SliceIndex, Value, Variant, Wdl};
@@ -66,6 +71,10 @@ pub struct Options {
     pub slice: Option<Material>,
     /// Show progress bars on the terminal.
     pub progress: bool,
+    /// The rule set the tables were built with where it is not a preset (a
+    /// rule file): where their headers name it (name and hash), their rule
+    /// values and distances are re-derived too.
+    pub rules: Option<Arc<RuleSet>>,
 }
 
 /// What a run checked and what it found.
@@ -116,6 +125,9 @@ pub enum Problem {
     },
     /// The values of a slice cannot be re-derived.
     Unverifiable { slice: SliceId, reason: String },
+    /// The rule set a variant's tables were built with cannot be what they
+    /// hold: a limit beyond what a table stores.
+    Rules { variant: Variant, name: String, what: String },
 }
 
 impl fmt::Display for Problem {
@@ -141,6 +153,7 @@ impl fmt::Display for Problem {
                 )
             }
             Problem::Unverifiable { slice, reason } => write!(f, "{slice}: cannot re-derive values: {reason}"),
+            Problem::Rules { variant, name, what } => write!(f, "{variant} tables, rule set '{name}': {what}"),
         }
     }
 }
@@ -184,19 +197,36 @@ pub fn run(opts: &Options) -> Result<Report> {
         return Ok(report);
     }
 
+    // The rule set to re-derive each variant's rule values with: the one
+    // given or a preset, where the headers name it.
+    let mut known: HashMap<Variant, Option<Arc<RuleSet>>> = HashMap::new();
+    for (&variant, (name, hash, _)) in &rules {
+        let named = |r: &RuleSet| r.name == *name && r.hash == *hash;
+        let given = opts.rules.clone().filter(|r| named(r));
+        let set = given.or_else(|| RuleSet::preset(name).ok().filter(|r| named(r)).map(Arc::new));
+        if let Some(what) = set.as_deref().and_then(limits_beyond_the_format) {
+            report.problems.push(Problem::Rules { variant, name: name.clone(), what });
+        }
+        known.insert(variant, set);
+    }
+    if let Some(r) = opts.rules.as_ref().filter(|r| !known.values().flatten().any(|k| Arc::ptr_eq(k, r))) {
+        let built: Vec<String> =
+            rules.values().map(|(name, hash, id)| format!("{} with '{name}' ({hash:016x})", id.variant)).collect();
+        bail!("no tables in {} were built with rule set {r}: {}", opts.dir.display(), built.join(", "));
+    }
+
     let bar = progress_bar(opts.progress, slices.iter().map(|id| size(id.material)).sum(), "values");
     let mut cache: HashMap<SliceId, Arc<Table>> = HashMap::new();
     for id in &slices {
         let rule_set = &rules[&id.variant].0;
         let results_only = rule_set != "none";
-        let (name, hash) = (&rules[&id.variant].0, rules[&id.variant].1);
-        let preset = RuleSet::preset(name).ok().filter(|r| results_only && r.hash == hash).map(|r| {
+        let with_rules = known[&id.variant].clone().filter(|_| results_only).map(|r| {
             let binding = r.binding(id.material);
-            (Arc::new(r), binding)
+            (r, binding)
         });
-        let layered = matches!(preset, Some((_, Binding::Both(_))));
+        let layered = matches!(with_rules, Some((_, Binding::Both(_))));
         let mut store = Store::open(&opts.dir, *id, results_only, layered, &mut cache);
-        store.rules = preset;
+        store.rules = with_rules;
         if results_only && store.rules.is_none() && !report.results_only.iter().any(|(v, _)| *v == id.variant) {
             report.results_only.push((id.variant, rule_set.clone()));
         }
@@ -504,6 +534,24 @@ impl Distances {
     fn no_move(self) -> Value {
         Value::new(Wdl::Loss, if matches!(self, Distances::Pure) { 0 } else { 1 })
     }
+}
+
+/// Why a rule set cannot be what tables hold, if it cannot: a limit, in
+/// plies (N moves of the stronger side reach ply 2N), that is 0 or beyond
+/// the longest distance a table stores. Verify's own check, apart from the
+/// reader's, in integers no limit overflows.
+fn limits_beyond_the_format(rules: &RuleSet) -> Option<String> {
+    rules.rules.iter().find_map(|r| {
+        let (given, plies) = match (r.limit_plies, r.limit_moves) {
+            (Some(p), None) => (format!("{p} plies"), u32::from(p)),
+            (None, Some(m)) => (format!("{m} moves"), 2 * u32::from(m)),
+            _ => return Some(format!("rule '{}' does not give exactly one limit", r.name)),
+        };
+        (plies == 0 || plies > u32::from(MAX_PLIES)).then(|| {
+            let name = &r.name;
+            format!("rule '{name}': a limit of {given} ({plies} plies) is not within the 1 to {MAX_PLIES} plies a table stores")
+        })
+    })
 }
 
 /// The running rule distance a stored value holds (docs/FORMAT.md): a

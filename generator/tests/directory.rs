@@ -33,7 +33,7 @@ fn generate(dir: &Path, pieces: u8, rules: &str) -> anyhow::Result<Summary> {
 
 /// Every value of every table re-derived from its successors.
 fn assert_verified(dir: &Path) {
-    let report = verify::run(&Options { dir: dir.to_path_buf(), variant: None, slice: None, progress: false }).expect("verify runs");
+    let report = verify::run(&Options { dir: dir.to_path_buf(), variant: None, slice: None, progress: false, rules: None }).expect("verify runs");
     assert!(report.is_ok() && report.positions > 0, "{:?}", report.problems);
 }
 

@@ -31,7 +31,7 @@ fn generate_with(max_pieces: u8, rules: &str) -> tempfile::TempDir {
 }
 
 fn verify_dir(dir: &Path) -> verify::Report {
-    let opts = Options { dir: dir.to_path_buf(), variant: None, slice: None, progress: false };
+    let opts = Options { dir: dir.to_path_buf(), variant: None, slice: None, progress: false, rules: None };
     verify::run(&opts).expect("verify runs")
 }
 
@@ -286,4 +286,62 @@ fn rule_distances_over_the_kings_only_count_are_checked() {
         matches!(p, Problem::Inconsistent { slice, count, .. } if slice.material == material && *count >= 1)
     });
     assert!(found, "{:#?}", report.problems);
+}
+
+/// Two kings against a lone king, with a limit of 32768 moves: 65536
+/// plies, which wrapped to 0 in 16 bits and built KvKK with every win
+/// cursed, tables `damka verify` passed.
+const WRAPPING: &str = "name = \"two-kings\"\n\n[[rule]]\nname = \"two-kings\"\ncounter = \"quiet\"\n\
+                        limit_moves = 32768\nwhen = { strong = [\"KK\"], weak = \"lone-king\" }\n";
+
+/// The reader refuses such a limit. A rule set built in code can still hold
+/// one: the solver computes it in 32 bits (it binds nothing), and verify
+/// checks the limits itself and re-derives in 32 bits too, so it reports
+/// the rule, and the tables the wrapped limit built.
+#[test]
+fn a_limit_beyond_the_format_is_caught_by_verify() {
+    let refused = RuleSet::parse(WRAPPING).expect_err("limit beyond the format");
+    assert!(refused.to_string().contains("limit_moves = 32768 is above 4095"), "{refused}");
+    let mut wide = RuleSet::parse(&WRAPPING.replace("32768", "15")).expect("a valid rule file");
+    wide.rules[0].limit_moves = Some(32768);
+    let wide = Arc::new(wide);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let tables = dir.path().to_path_buf();
+    let job = Job { variant: RUSSIAN, max_pieces: 3, dir: tables, rules: wide.clone(), progress: false, replace: false };
+    driver::run(&job).expect("generation");
+    let pure = generate(3);
+    let (built, _) = read_table(&path(dir.path(), "KvKK", Kind::Value));
+    let (pure_header, _) = read_table(&path(pure.path(), "KvKK", Kind::Value));
+    let wins = pure_header.counts.wins;
+    assert!(wins > 0);
+    assert_eq!((built.counts.wins, built.counts.cursed_wins), (wins, 0), "a limit that binds nothing curses no win");
+
+    let opts = Options { dir: dir.path().to_path_buf(), variant: None, slice: None, progress: false, rules: Some(wide) };
+    let report = verify::run(&opts).expect("verify runs");
+    match &report.problems[..] {
+        [Problem::Rules { variant: RUSSIAN, name, what }] => {
+            assert_eq!(name, "two-kings");
+            assert!(what.contains("32768 moves (65536 plies)") && what.contains("1 to 8191 plies"), "{what}");
+        }
+        other => panic!("expected the rule reported, got {other:#?}"),
+    }
+    assert!(report.results_only.is_empty(), "rule values re-derived under the given set");
+
+    // What the wrapped limit built: every win of KvKK cursed.
+    rewrite_values(dir.path(), "KvKK", |values| {
+        for packed in values.iter_mut() {
+            let v = Value::unpack(*packed).expect("valid value");
+            if v.wdl == Wdl::Win {
+                *packed = Value::new(Wdl::CursedWin, v.plies.0).pack();
+            }
+        }
+    });
+    let report = verify::run(&opts).expect("verify runs");
+    let found = report.problems.iter().find_map(|p| match p {
+        Problem::Inconsistent { slice, expected, stored, count, .. } if slice.material.to_string() == "KvKK" => {
+            Some((*count, expected.wdl, stored.wdl))
+        }
+        _ => None,
+    });
+    assert_eq!(found, Some((wins, Wdl::Win, Wdl::CursedWin)), "{:#?}", report.problems);
 }

@@ -12,12 +12,16 @@ use crate::driver::{self, Job};
 
 /// A rule set by preset name or file path; by default the game's own.
 pub fn load_rules(name: Option<&str>, variant: Variant) -> Result<RuleSet> {
-    let name = name.unwrap_or(match variant {
+    load_named_rules(name.unwrap_or(match variant {
         Variant::Russian => "russian",
         Variant::Brazilian => "brazilian",
         Variant::English => "english",
         Variant::Pool | Variant::Italian => "none",
-    });
+    }))
+}
+
+/// A rule set by preset name or file path.
+pub fn load_named_rules(name: &str) -> Result<RuleSet> {
     if name.ends_with(".toml") {
         let text = std::fs::read_to_string(name).with_context(|| format!("cannot read rule file {name}"))?;
         return RuleSet::parse(&text).with_context(|| format!("rule file {name}"));

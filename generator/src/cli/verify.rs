@@ -1,9 +1,11 @@
 //! `damka verify`.
 
+use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use clap::Args;
 
+use super::generate::load_named_rules;
 use super::TablesArgs;
 use damka::Material;
 
@@ -16,18 +18,24 @@ pub struct VerifyArgs {
     /// Only this slice, e.g. KKMvK (the tables it reads are not checked).
     #[arg(long)]
     slice: Option<Material>,
+    /// The rule file the tables were built with, if not a preset: their
+    /// rule values and distances are then re-derived too.
+    #[arg(long)]
+    rules: Option<String>,
     /// Hide the progress bars.
     #[arg(long)]
     quiet: bool,
 }
 
 pub fn run(args: VerifyArgs) -> Result<()> {
-    let opts = Options { dir: args.tables.dir, variant: args.tables.variant, slice: args.slice, progress: !args.quiet };
+    let rules = args.rules.as_deref().map(load_named_rules).transpose()?.map(Arc::new);
+    let opts =
+        Options { dir: args.tables.dir, variant: args.tables.variant, slice: args.slice, progress: !args.quiet, rules };
     let report = verify::run(&opts)?;
     for (variant, rules) in &report.results_only {
         println!(
             "note: {variant} tables, rule set '{rules}': only their win/draw/loss results were re-derived \
-             (the rule set is not a preset, so its limits are unknown here)"
+             (the rule set is not a preset: give its file with --rules to check its limits too)"
         );
     }
     for p in &report.problems {
