@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use damka::{Material, RuleSet, Variant};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
@@ -70,6 +70,10 @@ pub fn pairs_in_order(max_pieces: u8) -> Vec<Material> {
 }
 
 pub fn run(job: &Job) -> Result<Summary> {
+    // A rule set built in code never met the reader's check of its name:
+    // refuse it before touching the directory rather than when writing.
+    RuleSet::check_name(&job.rules.name, job.rules.is_empty())
+        .map_err(|why| anyhow!("rule set name '{}': {why}", job.rules.name))?;
     // Held until the run ends: no other run writes into the directory.
     let _claim = claim::claim(&job.dir, job.variant, &job.rules, job.replace)?;
     let started = Instant::now();

@@ -52,7 +52,7 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use damka::format::{Counts, Header, Kind, MAX_PLIES};
 use damka::movegen::{generate, Routes};
-use damka::rules::Binding;
+use damka::rules::{Binding, NO_RULES};
 use damka::{fen, Color, Material, Move, Position, RuleSet, SliceIndex, Value, Variant, Wdl};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -219,7 +219,7 @@ pub fn run(opts: &Options) -> Result<Report> {
     let mut cache: HashMap<SliceId, Arc<Table>> = HashMap::new();
     for id in &slices {
         let rule_set = &rules[&id.variant].0;
-        let results_only = rule_set != "none";
+        let results_only = rule_set != NO_RULES;
         let with_rules = known[&id.variant].clone().filter(|_| results_only).map(|r| {
             let binding = r.binding(id.material);
             (r, binding)
@@ -300,7 +300,7 @@ fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<(
     let counts = tally.counts;
     let (longest_win, longest_loss) = tally.longest_plies();
     let rule_set = (dtc.header.rules_name.clone(), dtc.header.rules_hash);
-    if rule_set.0 == "none" && counts.cursed_wins + counts.blessed_losses > 0 {
+    if rule_set.0 == NO_RULES && counts.cursed_wins + counts.blessed_losses > 0 {
         problems.push(Problem::Header {
             path: dtc_path.clone(),
             what: format!(

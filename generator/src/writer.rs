@@ -98,7 +98,7 @@ fn write_file(path: &Path, header: &Header, raw: &[u8]) -> Result<u64> {
         .collect();
     let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN) as u64;
     let mut out = Vec::with_capacity(offset as usize + blocks.iter().map(Vec::len).sum::<usize>());
-    out.extend_from_slice(&header.encode());
+    out.extend_from_slice(&header.encode().with_context(|| format!("cannot write {}", path.display()))?);
     for b in &blocks {
         let entry = BlockEntry { offset, len: b.len() as u32, checksum: block_checksum(b) };
         out.extend_from_slice(&entry.encode());

@@ -31,7 +31,8 @@ const RUSSIAN: &str = include_str!("../../data/rules/russian.toml");
 /// (`None` removes the rule).
 fn russian_with(name: &str, edit: impl Fn(&str) -> Option<String>) -> Arc<RuleSet> {
     let (head, blocks) = RUSSIAN.split_once("\n[[rule]]").expect("rules");
-    let mut text = head.replacen("name = \"russian\"", &format!("name = \"russian-{name}\""), 1);
+    // A rule set name holds 16 bytes.
+    let mut text = head.replacen("name = \"russian\"", &format!("name = \"ru-{name}\""), 1);
     let mut found = false;
     for block in blocks.split("\n[[rule]]") {
         let block = if block.contains(&format!("name = \"{name}\"")) {

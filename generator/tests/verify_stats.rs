@@ -58,7 +58,7 @@ fn write_table(path: &Path, header: &Header, raw: &[u8]) {
     let blocks: Vec<Vec<u8>> =
         raw.chunks(chunk).map(|c| zstd::bulk::compress(&pack_entries(header.kind, c), 3).expect("compress")).collect();
     assert_eq!(blocks.len(), header.blocks as usize);
-    let mut out = header.encode().to_vec();
+    let mut out = header.encode().expect("a name that fits").to_vec();
     let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN) as u64;
     for b in &blocks {
         out.extend_from_slice(&BlockEntry { offset, len: b.len() as u32, checksum: block_checksum(b) }.encode());

@@ -24,6 +24,8 @@ pub const BLOCK_ENTRY_LEN: usize = 20;
 /// `distance << 3 | code` in 16 bits. The rule limits a rule set may give
 /// follow from it (rules.rs).
 pub const MAX_PLIES: u16 = (1 << 13) - 1;
+/// Bytes of the header that hold the rule set name (zero padded).
+pub const RULES_NAME_LEN: usize = 16;
 
 /// What one entry of a table holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -85,7 +87,8 @@ pub struct Header {
     pub variant: Variant,
     pub kind: Kind,
     pub material: Material,
-    /// Rule set name (at most 16 bytes) and hash of its file's content.
+    /// Rule set name (at most [`RULES_NAME_LEN`] bytes) and hash of its
+    /// file's content.
     pub rules_name: String,
     pub rules_hash: u64,
     pub positions: u64,
@@ -96,9 +99,13 @@ pub struct Header {
     pub longest_loss: u16,
 }
 
-/// Why a table file cannot be read.
+/// Why a table file cannot be read, or a header not written.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FormatError {
+    /// A name the header cannot hold as it is: written cut, it would name
+    /// another rule set, or no text at all.
+    #[error("rule set name '{0}' does not fit the header: at most {RULES_NAME_LEN} bytes, no NUL")]
+    RulesName(String),
     #[error("not a damka table (bad magic)")]
     BadMagic,
     #[error("format version {0} (this reader knows {FORMAT_VERSION})")]
@@ -129,7 +136,13 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 }
 
 impl Header {
-    pub fn encode(&self) -> [u8; HEADER_LEN] {
+    /// The header's bytes; a rule set name that would not read back the
+    /// same is refused, not cut.
+    pub fn encode(&self) -> Result<[u8; HEADER_LEN], FormatError> {
+        let name = self.rules_name.as_bytes();
+        if name.len() > RULES_NAME_LEN || name.contains(&0) {
+            return Err(FormatError::RulesName(self.rules_name.clone()));
+        }
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(&MAGIC);
         b[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -138,8 +151,7 @@ impl Header {
         b[13] = self.kind.id();
         let m = self.material;
         b[16..20].copy_from_slice(&[m.own_kings, m.own_men, m.opp_kings, m.opp_men]);
-        let name = self.rules_name.as_bytes();
-        b[20..20 + name.len().min(16)].copy_from_slice(&name[..name.len().min(16)]);
+        b[20..20 + name.len()].copy_from_slice(name);
         b[36..44].copy_from_slice(&self.rules_hash.to_le_bytes());
         b[44..52].copy_from_slice(&self.positions.to_le_bytes());
         b[52..56].copy_from_slice(&self.block_positions.to_le_bytes());
@@ -152,7 +164,7 @@ impl Header {
         b[102..104].copy_from_slice(&self.longest_loss.to_le_bytes());
         let sum = hash(&b[..HEADER_LEN - 8]);
         b[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
-        b
+        Ok(b)
     }
 
     pub fn decode(b: &[u8]) -> Result<Header, FormatError> {
@@ -180,7 +192,7 @@ impl Header {
         if !material.is_contested() || material.own_kings + material.own_men > 12 || material.opp_kings + material.opp_men > 12 {
             return Err(FormatError::BadHeader("impossible material"));
         }
-        let name_end = b[20..36].iter().position(|&c| c == 0).unwrap_or(16);
+        let name_end = b[20..20 + RULES_NAME_LEN].iter().position(|&c| c == 0).unwrap_or(RULES_NAME_LEN);
         let rules_name = std::str::from_utf8(&b[20..20 + name_end])
             .map_err(|_| FormatError::BadHeader("rule set name is not UTF-8"))?
             .to_string();

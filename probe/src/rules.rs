@@ -15,7 +15,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer};
 
 use crate::board::{Bitboard, Color, Direction, Square};
-use crate::format::MAX_PLIES;
+use crate::format::{MAX_PLIES, RULES_NAME_LEN};
 use crate::moves::Move;
 use crate::position::Position;
 
@@ -24,6 +24,8 @@ use crate::position::Position;
 pub const MAX_LIMIT_PLIES: u16 = MAX_PLIES;
 /// The largest `limit_moves`: N moves of the stronger side reach ply 2N.
 pub const MAX_LIMIT_MOVES: u16 = MAX_PLIES / 2;
+/// The name of the empty rule set (pure values), and of no other.
+pub const NO_RULES: &str = "none";
 
 /// The counter a rule watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -127,6 +129,8 @@ pub struct Rule {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleSet {
+    /// What tables record the rule set by, with its hash: see
+    /// [`RuleSet::check_name`].
     pub name: String,
     #[serde(default)]
     pub title: String,
@@ -150,6 +154,8 @@ pub enum RulesError {
     Syntax { line: usize, message: String },
     #[error("line {line}: rule '{rule}': {message}")]
     Rule { line: usize, rule: String, message: String },
+    #[error("line {line}: rule set name '{name}': {message}")]
+    Name { line: usize, name: String, message: String },
     #[error("unknown rule set '{0}' (presets: russian, brazilian, english, none; or give a .toml file)")]
     Unknown(String),
 }
@@ -182,6 +188,11 @@ impl RuleSet {
         })?;
         set.hash = crate::format::content_hash(text.as_bytes());
         set.text = text.to_string();
+        RuleSet::check_name(&set.name, set.rules.is_empty()).map_err(|message| RulesError::Name {
+            line: top_level_line(text, "name"),
+            name: set.name.clone(),
+            message,
+        })?;
         // The line of each rule, for errors: its `name = "..."` entry, looked
         // for from the rule's own `[[rule]]` header (an earlier rule's text
         // may quote the name).
@@ -204,6 +215,28 @@ impl RuleSet {
             rule.check().map_err(|message| RulesError::Rule { line, rule: rule.name.clone(), message })?;
         }
         Ok(set)
+    }
+
+    /// Whether `name` may name a rule set, with `empty` telling whether the
+    /// set has no rules: 1 to [`RULES_NAME_LEN`] ASCII letters, digits, `-`,
+    /// `_` or `.`, so that a table header holds it whole and it reads back
+    /// the same; [`NO_RULES`] for the empty set and only for it, since
+    /// `none` is how tables of pure values are told apart. Else why not.
+    pub fn check_name(name: &str, empty: bool) -> Result<(), String> {
+        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+        if name.is_empty() || name.len() > RULES_NAME_LEN || !name.chars().all(allowed) {
+            return Err(format!(
+                "a name is 1 to {RULES_NAME_LEN} characters, each an ASCII letter, digit, '-', '_' or '.' \
+                 (tables record it in {RULES_NAME_LEN} bytes)"
+            ));
+        }
+        match (name == NO_RULES, empty) {
+            (true, false) => Err(format!(
+                "'{NO_RULES}' is kept for the rule set without rules (pure values): give this one another name"
+            )),
+            (false, true) => Err(format!("a rule set without rules holds pure values and is named '{NO_RULES}'")),
+            _ => Ok(()),
+        }
     }
 
     /// The plies the side to move has for a conversion that keeps a win (or,
@@ -314,6 +347,16 @@ enum MainRoad {
 
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// The line of the top-level `key = ...` entry (before the first table);
+/// 1 if there is none.
+fn top_level_line(text: &str, key: &str) -> usize {
+    text.lines()
+        .map(str::trim_start)
+        .take_while(|line| !line.starts_with('['))
+        .position(|line| line.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=')))
+        .map_or(1, |i| i + 1)
 }
 
 /// Why `value`, outside 1..=`max`, cannot be the limit `field`.
@@ -668,6 +711,29 @@ mod tests {
         assert_eq!(largest.rules[1].limit_moves, Some(4095));
         let largest = parse_with("counter = \"quiet\"\nlimit_plies = 8191\n").expect("the largest limit");
         assert_eq!(largest.rules[1].limit_plies, Some(8191));
+    }
+
+    /// A name must fit a table header whole and read back the same; `none`
+    /// says a set has no rules, and only it.
+    #[test]
+    fn names_fit_the_header_and_none_means_no_rules() {
+        let with = |name: &str, rules: &str| RuleSet::parse(&format!("title = \"t\"\nname = \"{name}\"\n{rules}"));
+        let one_rule = "\n[[rule]]\nname = \"r\"\ncounter = \"quiet\"\nlimit_plies = 10\n";
+        let name_error = |result: Result<RuleSet, RulesError>, needle: &str| match result {
+            Err(e @ RulesError::Name { line: 2, .. }) => assert!(e.to_string().contains(needle), "'{e}' does not say '{needle}'"),
+            other => panic!("expected an error in the name on line 2, got {other:?}"),
+        };
+        // Too long (cut, it named another set); Cyrillic (cut inside a
+        // character, it is not text), even when short; empty; not a word.
+        for bad in ["russian-extended2", "русские-правила", "русские", "", "two words", "a/b", "a\\u0000b"] {
+            name_error(with(bad, one_rule), "1 to 16 characters, each an ASCII letter, digit, '-', '_' or '.'");
+        }
+        name_error(with("none", one_rule), "kept for the rule set without rules");
+        name_error(with("pure", ""), "named 'none'");
+        for good in ["russian-extended", "Ru_2.0-sixteen-b", "x"] {
+            assert_eq!(with(good, one_rule).expect("a valid name").name, good);
+        }
+        assert!(with("none", "").expect("the empty set").is_empty());
     }
 
     #[test]

@@ -50,7 +50,7 @@ proptest! {
         tail in prop::collection::vec(any::<u8>(), 0..400),
         blocks in 0u32..4,
     ) {
-        let mut bytes = header(Kind::Wdl, 100 * blocks as u64, 100, blocks).encode().to_vec();
+        let mut bytes = header(Kind::Wdl, 100 * blocks as u64, 100, blocks).encode().expect("a name that fits").to_vec();
         bytes.extend_from_slice(&tail);
         read_everything(&bytes);
     }
@@ -134,7 +134,7 @@ fn table(kind: Kind, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let compressed: Vec<Vec<u8>> =
         entries.chunks(chunk).map(|c| zstd::bulk::compress(&pack_entries(kind, c), 3).unwrap()).collect();
     let blocks = compressed.len() as u32;
-    let mut out = header(kind, positions, block_positions, blocks).encode().to_vec();
+    let mut out = header(kind, positions, block_positions, blocks).encode().expect("a name that fits").to_vec();
     let mut offset = (HEADER_LEN + compressed.len() * BLOCK_ENTRY_LEN) as u64;
     for c in &compressed {
         out.extend_from_slice(&BlockEntry { offset, len: c.len() as u32, checksum: block_checksum(c) }.encode());
@@ -153,10 +153,25 @@ fn table(kind: Kind, seed: u64) -> (Vec<u8>, Vec<u8>) {
 /// rule loss in 0 plies) is refused by name, not read with today's meaning.
 #[test]
 fn a_table_of_another_format_version_is_refused() {
-    let mut bytes = header(Kind::Wdl, 100, 100, 1).encode().to_vec();
+    let mut bytes = header(Kind::Wdl, 100, 100, 1).encode().expect("a name that fits").to_vec();
     assert!(Header::decode(&bytes).is_ok());
     bytes[8..10].copy_from_slice(&1u16.to_le_bytes());
     let err = Header::decode(&bytes).unwrap_err();
     assert_eq!(err, FormatError::Version(1));
     assert_eq!(err.to_string(), format!("format version 1 (this reader knows {FORMAT_VERSION})"));
+}
+
+/// The header holds a rule set name of up to 16 bytes whole; a longer one
+/// is refused, not cut: cut, it named another rule set (or, cut inside a
+/// character, no text at all).
+#[test]
+fn a_rule_set_name_is_stored_whole_or_refused() {
+    let mut h = header(Kind::Wdl, 100, 100, 1);
+    h.rules_name = "russian-extended".into();
+    let bytes = h.encode().expect("16 bytes fit");
+    assert_eq!(Header::decode(&bytes), Ok(h.clone()));
+    for name in ["russian-extended2", "русские-правила", "a\0b"] {
+        h.rules_name = name.into();
+        assert_eq!(h.encode(), Err(FormatError::RulesName(name.into())));
+    }
 }
