@@ -1,13 +1,15 @@
-//! Fuzzing with proptest: the FEN parser and the table file reader get
-//! arbitrary and mutated input and must answer with a value or an error,
-//! never a panic; a table file changed anywhere is never read as a
-//! different valid table.
+//! Fuzzing with proptest: the FEN parser, the table file reader and the
+//! rule file reader get arbitrary and mutated input and must answer with a
+//! value or an error, never a panic; a table file changed anywhere is never
+//! read as a different valid table; a rule file is read with the limits and
+//! name it gives, or refused if a table cannot hold them.
 
 use damka::format::{
     block_checksum, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile, BLOCK_ENTRY_LEN, FORMAT_VERSION,
-    HEADER_LEN,
+    HEADER_LEN, MAX_PLIES,
 };
-use damka::{fen, Material, Variant};
+use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
+use damka::{fen, Material, RuleSet, SliceIndex, Variant};
 use proptest::prelude::*;
 
 fn variant() -> impl Strategy<Value = Variant> {
@@ -24,8 +26,123 @@ fn fen_like() -> impl Strategy<Value = String> {
     prop::collection::vec(token, 0..24).prop_map(|t| t.concat())
 }
 
+/// Text built from the pieces rule files are made of: keys, values of
+/// every kind, tables, and numbers around the limits' bounds.
+fn rules_like() -> impl Strategy<Value = String> {
+    let token = prop::sample::select(vec![
+        "name", "title", "source", "text", "counter", "limit_plies", "limit_moves", "when", "strong", "weak",
+        "strong_kings_min", "pieces_min", "pieces_max", "both_have_kings", "lone_king_on_main_road", "[[rule]]",
+        "[rule]", " = ", "=", "\n", "\"", "'", "{", "}", "[", "]", ",", "\"quiet\"", "\"kings_only\"", "\"none\"",
+        "\"KK\"", "\"KKM\"", "\"lone-king\"", "\"russian\"", "\"\u{436}\"", "true", "0", "1", "-1", "15", "4095",
+        "4096", "8191", "8192", "32768", "65536", "99999999999999999999", "1.5", "#",
+    ]);
+    prop::collection::vec(token, 0..40).prop_map(|t| t.concat())
+}
+
+/// One rule as a file gives it: quiet or kings-only, a limit in plies or
+/// in moves of a stronger side.
+#[derive(Clone, Debug)]
+struct GivenRule {
+    kings_only: bool,
+    /// `Ok(plies)` or `Err(moves)`, as written.
+    limit: Result<i64, i64>,
+}
+
+/// A valid rule: its limit within the bounds.
+fn given_rule() -> impl Strategy<Value = GivenRule> {
+    let plies = 1..=i64::from(MAX_LIMIT_PLIES);
+    let moves = 1..=i64::from(MAX_LIMIT_MOVES);
+    (any::<bool>(), prop_oneof![plies.prop_map(Ok), moves.prop_map(Err)])
+        .prop_map(|(kings_only, limit)| GivenRule { kings_only, limit })
+}
+
+/// Fails unless a header holds `name` and reads it back the same.
+fn header_holds(name: &str) -> Result<(), TestCaseError> {
+    let mut h = header(Kind::Wdl, 100, 100, 1);
+    h.rules_name = name.to_string();
+    let bytes = h.encode().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(Header::decode(&bytes).map(|h| h.rules_name), Ok(name.to_string()));
+    Ok(())
+}
+
+/// A rule file with these rules, named `name`.
+fn rule_file(name: &str, rules: &[GivenRule]) -> String {
+    let mut text = format!("name = \"{name}\"\n");
+    for (i, r) in rules.iter().enumerate() {
+        let counter = if r.kings_only { "kings_only" } else { "quiet" };
+        let limit = match r.limit {
+            Ok(plies) => format!("limit_plies = {plies}"),
+            Err(moves) => format!("limit_moves = {moves}\nwhen = {{ strong = [\"KK\"], weak = \"lone-king\" }}"),
+        };
+        text += &format!("\n[[rule]]\nname = \"r{i}\"\ncounter = \"{counter}\"\n{limit}\n");
+    }
+    text
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn rule_reader_never_panics_on_any_text(text in ".{0,200}") {
+        let _ = RuleSet::parse(&text);
+    }
+
+    #[test]
+    fn rule_reader_never_panics_on_rule_like_text(text in rules_like()) {
+        if let Ok(set) = RuleSet::parse(&text) {
+            header_holds(&set.name)?;
+        }
+    }
+
+    #[test]
+    fn valid_rule_files_read_back_their_limits(rules in prop::collection::vec(given_rule(), 1..5), name in "[a-zA-Z0-9._-]{1,16}") {
+        prop_assume!(name != "none");
+        let set = RuleSet::parse(&rule_file(&name, &rules)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&set.name, &name);
+        for (read, given) in set.rules.iter().zip(&rules) {
+            let limits = (read.limit_plies.map(i64::from), read.limit_moves.map(i64::from));
+            prop_assert_eq!(limits, (given.limit.ok(), given.limit.err()));
+        }
+        // Every limit in plies fits a table's distance, whoever moves first.
+        let kkvk = SliceIndex::new(Material::new(2, 0, 1, 0));
+        for i in [0, kkvk.size() / 2] {
+            let pos = kkvk.position(i);
+            for wins in [true, false] {
+                for (_, plies) in set.applicable(&pos, wins) {
+                    prop_assert!(plies <= u32::from(MAX_PLIES), "{} plies", plies);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn limits_beyond_the_bound_are_refused_with_it(
+        rules in prop::collection::vec(given_rule(), 1..4),
+        which in any::<prop::sample::Index>(),
+        over in 1i64..=i64::MAX / 2,
+    ) {
+        let mut rules = rules;
+        let at = which.index(rules.len());
+        let (field, too_large) = match rules[at].limit {
+            Ok(_) => ("limit_plies", i64::from(MAX_LIMIT_PLIES) + over),
+            Err(_) => ("limit_moves", i64::from(MAX_LIMIT_MOVES) + over),
+        };
+        rules[at].limit = rules[at].limit.map(|_| too_large).map_err(|_| too_large);
+        let refused = RuleSet::parse(&rule_file("test", &rules)).expect_err("a limit beyond the bound");
+        let bound = too_large - over;
+        let message = refused.to_string();
+        prop_assert!(message.contains(&format!("{field} = {too_large} is above {bound}")), "{}", message);
+    }
+
+    #[test]
+    fn accepted_names_read_back_from_a_header(
+        name in prop_oneof!["[a-zA-Z0-9._-]{0,18}", "\\PC{0,20}"],
+        empty in any::<bool>(),
+    ) {
+        if RuleSet::check_name(&name, empty).is_ok() {
+            header_holds(&name)?;
+        }
+    }
 
     #[test]
     fn fen_parser_never_panics_on_any_text(text in ".{0,60}", v in variant()) {
