@@ -15,7 +15,8 @@
 //!    values and rule distances: the running distance one ply on, read
 //!    through docs/FORMAT.md's encoding, and the result it gives against
 //!    the limit ([`rule_result`]). A rule set given in [`Options::rules`]
-//!    (a rule file) is used like a preset where the tables name it. Before
+//!    (a rule file), or else carried by the directory's manifest, is used
+//!    like a preset where the tables name it. Before
 //!    a rule set is used, verify checks its limits itself, in plies and
 //!    wide integers ([`limits_beyond_the_format`]): it never met the reader
 //!    if it was built in code. Slices where a kings-only limit binds
@@ -50,6 +51,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
+use damka::directory::Manifest;
 use damka::format::{Counts, Header, Kind, MAX_PLIES};
 use damka::movegen::{generate, Routes};
 use damka::rules::{Binding, NO_RULES};
@@ -73,7 +75,8 @@ pub struct Options {
     pub progress: bool,
     /// The rule set the tables were built with where it is not a preset (a
     /// rule file): where their headers name it (name and hash), their rule
-    /// values and distances are re-derived too.
+    /// values and distances are re-derived too. Default: the rule set the
+    /// directory's manifest carries.
     pub rules: Option<Arc<RuleSet>>,
 }
 
@@ -197,12 +200,17 @@ pub fn run(opts: &Options) -> Result<Report> {
         return Ok(report);
     }
 
-    // The rule set to re-derive each variant's rule values with: the one
-    // given or a preset, where the headers name it.
+    // The rule set to re-derive each variant's rule values with, where the
+    // headers name it: the rule file given, else the one the directory's
+    // manifest carries, else a preset.
+    let from_file = match &opts.rules {
+        Some(r) => Some(r.clone()),
+        None => Manifest::read(&opts.dir)?.map(|m| Arc::new(m.rules)),
+    };
     let mut known: HashMap<Variant, Option<Arc<RuleSet>>> = HashMap::new();
     for (&variant, (name, hash, _)) in &rules {
         let named = |r: &RuleSet| r.name == *name && r.hash == *hash;
-        let given = opts.rules.clone().filter(|r| named(r));
+        let given = from_file.clone().filter(|r| named(r));
         let set = given.or_else(|| RuleSet::preset(name).ok().filter(|r| named(r)).map(Arc::new));
         if let Some(what) = set.as_deref().and_then(limits_beyond_the_format) {
             report.problems.push(Problem::Rules { variant, name: name.clone(), what });

@@ -52,9 +52,13 @@ fn a_sixteen_byte_name_round_trips_through_generate_resume_and_probe() {
     let dir_arg = tables.to_str().unwrap();
     let probed = damka(&["probe", "--dir", dir_arg, "--rules", &file, "W:WKa1,Kc3:BKe5"]);
     assert!(probed.status.success(), "{}", String::from_utf8_lossy(&probed.stderr));
-    let verified = damka(&["verify", "--dir", dir_arg, "--rules", &file, "--quiet"]);
-    assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stdout));
-    assert!(!String::from_utf8_lossy(&verified.stdout).contains("note:"), "rule values re-derived too");
+    // Rule values re-derived too: with the rule file, and with the copy the
+    // directory's manifest carries.
+    for rules in [&["--rules", file.as_str()][..], &[]] {
+        let verified = damka(&[&["verify", "--dir", dir_arg, "--quiet"], rules].concat());
+        let stdout = String::from_utf8_lossy(&verified.stdout);
+        assert!(verified.status.success() && !stdout.contains("note:"), "{rules:?}: {stdout}");
+    }
     let other = damka(&["verify", "--dir", dir_arg, "--rules", "russian", "--quiet"]);
     let stderr = String::from_utf8_lossy(&other.stderr);
     assert!(!other.status.success() && stderr.contains("no tables") && stderr.contains("russian-extended"), "{stderr}");

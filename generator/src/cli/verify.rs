@@ -18,7 +18,8 @@ pub struct VerifyArgs {
     /// Only this slice, e.g. KKMvK (the tables it reads are not checked).
     #[arg(long)]
     slice: Option<Material>,
-    /// The rule file the tables were built with, if not a preset: their
+    /// The rule file the tables were built with, if not a preset and not
+    /// in the directory's manifest (tables built before manifests): their
     /// rule values and distances are then re-derived too.
     #[arg(long)]
     rules: Option<String>,
@@ -35,7 +36,7 @@ pub fn run(args: VerifyArgs) -> Result<()> {
     for (variant, rules) in &report.results_only {
         println!(
             "note: {variant} tables, rule set '{rules}': only their win/draw/loss results were re-derived \
-             (the rule set is not a preset: give its file with --rules to check its limits too)"
+             (the rule set is no preset and the directory carries no copy of it: give its file with --rules)"
         );
     }
     for p in &report.problems {
