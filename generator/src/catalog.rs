@@ -1,19 +1,25 @@
 //! What a table directory holds: the slices it has files for, read from the
 //! file names (`<variant>-<material>.<wdl|dtc>`, see
-//! [`crate::writer::table_path`]), and the loading of one slice's values.
+//! [`crate::writer::table_path`]), and the loading of one slice's values:
+//! result codes from the `.wdl` file, distances from the `.dtc` file, and
+//! the "don't care" capture positions resolved from the slices their
+//! captures lead to ([`resolve_captures`]).
 //!
-//! Shared by `damka verify` and `damka stats`. Loading goes through the
-//! probe crate's file reader only, so what these commands see is what an
-//! engine would see.
+//! Shared by `damka verify`, `damka stats` and the resumption of
+//! `damka generate`. Loading goes through the probe crate's file reader and
+//! capture resolution only, so what these commands see is what an engine
+//! would see.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{FormatError, Header, Kind, TableFile};
-use damka::{Material, TableName, Variant};
+use damka::resolve::{capture_value, white_to_move};
+use damka::{Material, SliceIndex, TableName, Value, Variant};
 use rayon::prelude::*;
 
+use crate::solver::{Captures, Solved};
 use crate::writer::table_path;
 
 /// One slice of one variant that has at least one file in the directory.
@@ -112,10 +118,101 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// The entries of a `.dtc` file as packed values.
-    pub fn packed(&self) -> Vec<u16> {
-        self.raw.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()
+    /// The entry at `i`: a result code (`.wdl`) or a distance (`.dtc`).
+    #[inline]
+    pub fn entry(&self, i: usize) -> u16 {
+        match self.header.entry_bytes {
+            1 => self.raw[i] as u16,
+            _ => u16::from_le_bytes([self.raw[2 * i], self.raw[2 * i + 1]]),
+        }
     }
+}
+
+/// A slice's `.wdl` codes and `.dtc` distances as packed values, capture
+/// positions not yet resolved (they hold whatever the files hold). Codes
+/// out of range stay as they are (5..7), for the caller to report.
+pub fn combine(wdl: &Loaded, dtc: &Loaded) -> Vec<u16> {
+    (0..wdl.raw.len())
+        .into_par_iter()
+        .with_min_len(1 << 14)
+        .map(|i| {
+            let code = wdl.raw[i] as u16;
+            if code == 0 {
+                0
+            } else {
+                (dtc.entry(i) << 3) | code
+            }
+        })
+        .collect()
+}
+
+/// Sets every capture position of a slice (`index`, packed `values`) to
+/// the value its captures give, reading the slices they lead to through
+/// `lookup`; returns which positions must capture. Fails naming a slice
+/// `lookup` does not have.
+pub fn resolve_captures<'a>(
+    index: &SliceIndex,
+    values: &mut [u16],
+    variant: Variant,
+    lookup: &(dyn Fn(Material) -> Option<(&'a SliceIndex, &'a [u16])> + Sync),
+) -> Result<Captures> {
+    const CHUNK: usize = 1 << 14;
+    let words: Vec<Vec<u64>> = values
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut moves = Vec::new();
+            let mut words = vec![0u64; chunk.len().div_ceil(64)];
+            for (i, v) in chunk.iter_mut().enumerate() {
+                let pos = index.position((c * CHUNK + i) as u64);
+                let successor = |after: &damka::Position| {
+                    let after = white_to_move(after);
+                    let m = Material::of(&after);
+                    let (index, values) = lookup(m).ok_or(m)?;
+                    Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
+                };
+                if let Some(value) = capture_value(&pos, variant, &mut moves, successor).map_err(|m: Material| {
+                    anyhow!("{variant}-{}: its captures lead to {variant}-{m}, which is not there", index.material())
+                })? {
+                    *v = value.pack();
+                    words[i / 64] |= 1 << (i % 64);
+                }
+            }
+            Ok(words)
+        })
+        .collect::<Result<_>>()?;
+    Ok(Captures::from_words(words.concat()))
+}
+
+/// Reads both files of a slice and resolves its capture positions from the
+/// slices `lookup` gives: the values the solver found, and the `.wdl`
+/// file's header.
+pub fn read_slice<'a>(
+    dir: &Path,
+    id: SliceId,
+    lookup: &(dyn Fn(Material) -> Option<(&'a SliceIndex, &'a [u16])> + Sync),
+) -> Result<(Solved, Header)> {
+    let read = |kind| {
+        let path = id.path(dir, kind);
+        load(&path).map_err(|e| anyhow!("{}: {e}", path.display()))
+    };
+    let (wdl, dtc) = (read(Kind::Wdl)?, read(Kind::Distance)?);
+    let index = SliceIndex::new(id.material);
+    for (h, kind) in [(&wdl.header, Kind::Wdl), (&dtc.header, Kind::Distance)] {
+        let path = id.path(dir, kind);
+        if let Some(described) = misnamed(h, id.table(kind)) {
+            bail!("{}: the header describes {described}", path.display());
+        }
+        if h.positions != index.size() {
+            bail!("{}: {} positions in the header, the slice has {}", path.display(), h.positions, index.size());
+        }
+    }
+    if let Some(i) = wdl.raw.iter().position(|&c| c >= 5) {
+        bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
+    }
+    let mut values = combine(&wdl, &dtc);
+    let captures = resolve_captures(&index, &mut values, id.variant, lookup)?;
+    Ok((Solved { index, values, captures }, wdl.header))
 }
 
 /// Reads `path` and decompresses every block, checking the header and each
@@ -129,7 +226,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     let file = TableFile::new(bytes).map_err(LoadError::Header)?;
     let blocks: Vec<Result<Vec<u8>, FormatError>> =
         (0..file.header().blocks).into_par_iter().map(|b| file.read_block(b)).collect();
-    let mut raw = Vec::with_capacity(file.header().positions as usize * file.header().kind.entry_bytes());
+    let mut raw = Vec::with_capacity(file.header().positions as usize * file.header().entry_bytes as usize);
     let mut bad = Vec::new();
     for block in blocks {
         match block {

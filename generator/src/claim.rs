@@ -36,8 +36,8 @@ impl Drop for Claim {
 
 /// Locks `dir` (creating it) for a build of `variant` tables under `rules`,
 /// and makes sure the directory holds no tables of another variant, rule
-/// set or format: refused, unless `replace`, in which case those tables are
-/// deleted first. Writes the manifest.
+/// set or a newer format: refused, unless `replace`, in which case those
+/// tables are deleted first. Writes the manifest.
 pub fn claim(dir: &Path, variant: Variant, rules: &RuleSet, replace: bool) -> Result<Claim> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let claim = lock(dir)?;
@@ -62,7 +62,9 @@ pub fn claim(dir: &Path, variant: Variant, rules: &RuleSet, replace: bool) -> Re
 fn other_build(dir: &Path, wanted: &Manifest) -> Result<Option<String>> {
     match Manifest::read(dir) {
         Ok(Some(m)) => {
-            let same = m.variant == wanted.variant && m.format == wanted.format && m.rules_id() == wanted.rules_id();
+            // Tables of an older format are rebuilt in place (no reader
+            // takes them); a newer format is another program's build.
+            let same = m.variant == wanted.variant && m.format <= wanted.format && m.rules_id() == wanted.rules_id();
             Ok((!same).then(|| describe(m.variant, &m.rules_id(), m.format)))
         }
         Err(e) => Ok(Some(format!("a manifest that cannot be read ({e})"))),

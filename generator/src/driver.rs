@@ -44,6 +44,7 @@ impl Summary {
             slices: a.slices + p.slices,
             positions: a.positions + p.positions,
             bytes: a.bytes + p.bytes,
+            wdl_bytes: a.wdl_bytes + p.wdl_bytes,
             seconds: [a.seconds[0] + p.seconds[0], a.seconds[1] + p.seconds[1]],
         })
     }
@@ -54,7 +55,9 @@ impl Summary {
 pub struct PieceSummary {
     pub slices: usize,
     pub positions: u64,
+    /// Bytes written, both files and `.wdl` alone.
     pub bytes: u64,
+    pub wdl_bytes: u64,
     /// Wall seconds of the pure pass and of the rule pass.
     pub seconds: [f64; 2],
 }
@@ -94,7 +97,7 @@ pub fn run(job: &Job) -> Result<Summary> {
         let done = [material, twin].iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m));
         if done {
             for m in distinct(material) {
-                let solved = writer::load(&job.dir, job.variant, m)?;
+                let solved = writer::load(&job.dir, job.variant, m, &known)?;
                 known.insert(m, Arc::new(solved));
             }
             summary.skipped += distinct(material).len();
@@ -113,8 +116,9 @@ pub fn run(job: &Job) -> Result<Summary> {
         by_pieces.seconds[1] += solved.seconds[1];
         for s in solved.finals() {
             let m = s.index.material();
-            let bytes = writer::write(&job.dir, job.variant, &rules_id, &s)?;
-            by_pieces.bytes += bytes;
+            let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, &s)?;
+            by_pieces.bytes += wdl + dtc;
+            by_pieces.wdl_bytes += wdl;
             by_pieces.positions += s.index.size();
             by_pieces.slices += 1;
             known.insert(m, Arc::new(s));

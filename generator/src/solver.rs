@@ -22,22 +22,24 @@ use rayon::prelude::*;
 
 use crate::unit::{Exits, Unit};
 
-/// A solved slice: packed [`Value`]s in index order.
+/// A solved slice: packed [`Value`]s in index order, and which positions
+/// must capture (the files leave those "don't care").
 pub struct Solved {
     pub index: SliceIndex,
     pub values: Vec<u16>,
+    pub captures: Captures,
 }
 
 impl Solved {
     fn new(material: Material) -> Solved {
         let index = SliceIndex::new(material);
         let values = vec![0; index.size() as usize];
-        Solved { index, values }
+        Solved { captures: Captures::new(values.len()), index, values }
     }
 
     /// A copy (the audit keeps pure values where no rule set makes others).
     pub fn copy(&self) -> Solved {
-        Solved { index: self.index.clone(), values: self.values.clone() }
+        Solved { index: self.index.clone(), values: self.values.clone(), captures: self.captures.clone() }
     }
 
     /// The value of `pos`, White to move and of this slice.
@@ -50,6 +52,31 @@ impl Solved {
     #[inline]
     pub fn at(&self, index: u64) -> Value {
         Value::unpack(self.values[index as usize]).expect("solver writes valid values")
+    }
+}
+
+/// One bit per position of a slice: its side to move must capture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Captures(Vec<u64>);
+
+impl Captures {
+    pub fn new(positions: usize) -> Captures {
+        Captures(vec![0; positions.div_ceil(64)])
+    }
+
+    /// From bits, position 0 the lowest bit of the first word.
+    pub fn from_words(words: Vec<u64>) -> Captures {
+        Captures(words)
+    }
+
+    #[inline]
+    pub fn get(&self, index: usize) -> bool {
+        self.0[index / 64] >> (index % 64) & 1 == 1
+    }
+
+    #[inline]
+    pub fn set(&mut self, index: usize) {
+        self.0[index / 64] |= 1 << (index % 64);
     }
 }
 
@@ -192,14 +219,14 @@ fn solve(
         fin: verdicts.map(|_| distinct.iter().map(|&m| Solved::new(m)).collect()),
     };
     for configs in levels(material).iter().rev().filter(|l| !l.is_empty()) {
-        let results: Vec<(MenConfig, Vec<u16>, Option<Vec<u16>>)> = {
+        let results: Vec<(MenConfig, Vec<u16>, Vec<bool>, Option<Vec<u16>>)> = {
             let tables = Tables::new(known, &pair, opts, verdicts.is_some(), binding);
             let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
             configs
                 .par_iter()
                 .map(|&config| {
                     let unit = Unit::new(config, white, black, opts.variant);
-                    let raw = match binding {
+                    let (raw, captures) = match binding {
                         Binding::Both(limit) => unit.layered(&tables, limit),
                         _ => unit.retrograde(&tables),
                     };
@@ -213,15 +240,15 @@ fn solve(
                             })
                             .collect()
                     });
-                    (config, raw, fin)
+                    (config, raw, captures, fin)
                 })
                 .collect()
         };
         let mut positions = 0;
-        for (config, raw, fin) in results {
-            positions += store(&mut pair.raw, config, &raw);
+        for (config, raw, captures, fin) in results {
+            positions += store(&mut pair.raw, config, &raw, &captures);
             if let (Some(slices), Some(fin)) = (pair.fin.as_mut(), fin) {
-                store(slices, config, &fin);
+                store(slices, config, &fin, &captures);
             }
         }
         on_level(positions);
@@ -229,19 +256,28 @@ fn solve(
     pair.fin.unwrap_or(pair.raw)
 }
 
-/// Writes a unit's values into the pair: White to move into the first
-/// slice, Black to move (flipped) into the last. Returns the positions
-/// settled: in a symmetric slice, a configuration that is its own flip
-/// gets the same positions twice.
-fn store(slices: &mut [Solved], config: MenConfig, values: &[u16]) -> u64 {
+/// Writes a unit's values and capture flags into the pair: White to move
+/// into the first slice, Black to move (flipped) into the last. Returns the
+/// positions settled: in a symmetric slice, a configuration that is its own
+/// flip gets the same positions twice.
+fn store(slices: &mut [Solved], config: MenConfig, values: &[u16], captures: &[bool]) -> u64 {
     let white_len = slices[0].index.kings_per_config() as usize;
-    let w_start = slices[0].index.config_rank(config) as usize * white_len;
-    slices[0].values[w_start..w_start + white_len].copy_from_slice(&values[..white_len]);
     let b = slices.len() - 1;
-    let black_len = slices[b].index.kings_per_config() as usize;
-    let b_start = slices[b].index.config_rank(config.flip()) as usize * black_len;
-    slices[b].values[b_start..b_start + black_len].copy_from_slice(&values[white_len..]);
-    if b == 0 && b_start == w_start {
+    let starts = [
+        slices[0].index.config_rank(config) as usize * white_len,
+        slices[b].index.config_rank(config.flip()) as usize * slices[b].index.kings_per_config() as usize,
+    ];
+    for (half, (slice, start)) in [(0, starts[0]), (b, starts[1])].into_iter().enumerate() {
+        let local = if half == 0 { 0..white_len } else { white_len..values.len() };
+        let s = &mut slices[slice];
+        s.values[start..start + local.len()].copy_from_slice(&values[local.clone()]);
+        for (i, &c) in captures[local].iter().enumerate() {
+            if c {
+                s.captures.set(start + i);
+            }
+        }
+    }
+    if b == 0 && starts[0] == starts[1] {
         white_len as u64
     } else {
         values.len() as u64

@@ -1,16 +1,19 @@
 //! `damka stats`: what each slice's table holds, counted from the written
-//! `.dtc` files (not from their headers; `damka verify` checks that the two
-//! agree). The JSON keys are documented in docs/STATS.md.
+//! files with capture positions resolved, as an engine reads them (not from
+//! their headers; `damka verify` checks that the two agree). The JSON keys
+//! are documented in docs/STATS.md.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
-use damka::format::{Counts, Kind};
-use damka::{fen, SliceIndex, Value, Variant};
+use anyhow::{bail, Result};
+use damka::format::Counts;
+use damka::{fen, Material, Value, Variant};
 use serde::Serialize;
 
 use crate::catalog::{self, SliceId};
+use crate::solver::Solved;
 
 /// The figures of one slice, from the side to move's view.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -98,31 +101,37 @@ pub struct Collected {
 
 /// The statistics of every slice in `dir` (of `variant` only, if given).
 pub fn collect(dir: &Path, variant: Option<Variant>) -> Result<Collected> {
+    let slices = catalog::slices(dir, variant)?;
     let mut collected = Collected::default();
-    for id in catalog::slices(dir, variant)? {
-        match slice(dir, id) {
-            Ok(s) => collected.slices.push(s),
+    // Slices come fewest pieces first, so the slices a capture leads to are
+    // read (and kept) before the slices that need them.
+    let mut known: HashMap<SliceId, Solved> = HashMap::new();
+    for (i, &id) in slices.iter().enumerate() {
+        let read = {
+            let lookup = |m: Material| known.get(&SliceId { variant: id.variant, material: m }).map(|s| (&s.index, &s.values[..]));
+            catalog::read_slice(dir, id, &lookup)
+        };
+        match read.and_then(|(solved, header)| Ok((of_slice(id, &header.rules_name, &solved)?, solved))) {
+            Ok((stats, solved)) => {
+                collected.slices.push(stats);
+                known.insert(id, solved);
+            }
             Err(e) => collected.problems.push(e),
         }
+        // A later slice's captures reach only slices of fewer pieces.
+        let most = slices[i + 1..].iter().filter(|s| s.variant == id.variant).map(|s| s.material.pieces()).max();
+        known.retain(|k, _| k.variant == id.variant && k.material.pieces() < most.unwrap_or(0));
     }
     Ok(collected)
 }
 
-/// The statistics of one slice, from its `.dtc` file.
-pub fn slice(dir: &Path, id: SliceId) -> Result<SliceStats> {
-    let path = id.path(dir, Kind::Value);
-    let loaded = catalog::load(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    if let Some(described) = catalog::misnamed(&loaded.header, id.table(Kind::Value)) {
-        bail!("{}: the header describes {described}", path.display());
-    }
-    let index = SliceIndex::new(id.material);
-    if loaded.header.positions != index.size() {
-        bail!("{}: {} positions in the header, the slice has {}", path.display(), loaded.header.positions, index.size());
-    }
-    let tally = Tally::of(&loaded.packed());
+/// The statistics of one slice from its values (capture positions resolved).
+fn of_slice(id: SliceId, rules: &str, solved: &Solved) -> Result<SliceStats> {
+    let tally = Tally::of(&solved.values);
     if let Some((i, bits)) = tally.first_invalid {
-        bail!("{}: entry {i} is not a value ({bits:#06x})", path.display());
+        bail!("{id}: entry {i} is not a value ({bits:#06x})");
     }
+    let index = &solved.index;
     let example = |found: Option<(u16, u64)>| {
         found.map(|(plies, i)| Example { plies, fen: fen::write(&index.position(i), id.variant) })
     };
@@ -131,8 +140,8 @@ pub fn slice(dir: &Path, id: SliceId) -> Result<SliceStats> {
         variant: id.variant.to_string(),
         material: id.material.to_string(),
         pieces: id.material.pieces(),
-        rules: loaded.header.rules_name.clone(),
-        positions: loaded.header.positions,
+        rules: rules.to_string(),
+        positions: index.size(),
         wins: c.wins,
         cursed_wins: c.cursed_wins,
         draws: c.draws,

@@ -222,8 +222,8 @@ impl<'a> Unit<'a> {
     }
 
     /// Solves by retrograde iteration; returns packed values (win, draw,
-    /// loss with distances).
-    pub fn retrograde(&self, exits: &dyn Exits) -> Vec<u16> {
+    /// loss with distances) and which positions must capture.
+    pub fn retrograde(&self, exits: &dyn Exits) -> (Vec<u16>, Vec<bool>) {
         let n = self.len();
         let mut fin = vec![UNSET; n];
         let mut pending = vec![Pending { open: 0, not_lost: false, longest_loss: 0 }; n];
@@ -236,7 +236,7 @@ impl<'a> Unit<'a> {
                 *v = Value::DRAW.pack();
             }
         }
-        fin
+        (fin, capture)
     }
 
     /// Resolves captures and every move that leaves the unit; positions
@@ -309,10 +309,11 @@ impl<'a> Unit<'a> {
     /// Solves over (position, kings-only count) for counts below `limit`:
     /// a king move from count k leads to count k + 1, and reaching `limit`
     /// without a man move or capture draws. Returns the values at a fresh
-    /// count.
-    pub fn layered(&self, exits: &dyn Exits, limit: u32) -> Vec<u16> {
+    /// count and which positions must capture.
+    pub fn layered(&self, exits: &dyn Exits, limit: u32) -> (Vec<u16>, Vec<bool>) {
         let n = self.len();
         let mut moves = Vec::with_capacity(64);
+        let mut capture = Vec::with_capacity(n);
         // Per position: the best exit, and its king moves' successors.
         let mut best_exit: Vec<u16> = Vec::with_capacity(n);
         let mut start = Vec::with_capacity(n + 1);
@@ -320,6 +321,7 @@ impl<'a> Unit<'a> {
         for local in 0..n {
             start.push(succ.len() as u32);
             let scan = self.scan(local, exits, &mut moves);
+            capture.push(scan.capture);
             if !scan.capture {
                 self.king_successors(local, |s| succ.push(s as u32));
             }
@@ -350,7 +352,7 @@ impl<'a> Unit<'a> {
                 break;
             }
         }
-        values.iter().map(|&s| Score::value(s).pack()).collect()
+        (values.iter().map(|&s| Score::value(s).pack()).collect(), capture)
     }
 }
 

@@ -4,12 +4,17 @@
 //!
 //! 1. Files. Every `.wdl` and `.dtc` file: header (magic, versions,
 //!    checksum, and that variant, material, kind and position count fit the
-//!    file name and the indexer), every block's checksum, every entry a
-//!    valid value, the `.wdl` result codes equal to the `.dtc` ones, and the
-//!    header's counts and longest distances equal to what the data holds.
-//! 2. Values. Every stored value is re-derived by a one-ply search: the
-//!    legal moves of the position, each successor's value read from the
-//!    written `.dtc` files, combined by the rule in [`derive`]. Tables
+//!    file name and the indexer), every block's checksum, every result code
+//!    valid, and both files of a slice built with one rule set.
+//! 2. Values. Each slice is read as an engine reads it: codes from the
+//!    `.wdl` file, distances from the `.dtc` file, and the "don't care"
+//!    capture positions resolved through their captures
+//!    ([`catalog::read_slice`]). The header's counts and longest distances,
+//!    which the writer took from the solver's values, must equal what the
+//!    resolved data holds. Then every value, capture positions included,
+//!    is re-derived by a one-ply search: the legal moves of the position,
+//!    each successor's value read from the written tables, combined by the
+//!    rule in [`derive`]. Tables
 //!    built with draw rules (rule set other than `none`) get their pure
 //!    results re-derived, and then, for a preset rule set, their rule
 //!    values and rule distances: the running distance one ply on, read
@@ -112,8 +117,6 @@ pub enum Problem {
     Header { path: PathBuf, what: String },
     /// Entries that are not valid values (first one shown).
     BadEntry { path: PathBuf, index: u64, bits: u16, count: u64 },
-    /// The `.wdl` and `.dtc` files disagree (first position shown).
-    Disagree { slice: SliceId, index: u64, fen: String, wdl: u8, dtc: u16, count: u64 },
     /// A stored value differs from the one re-derived from the successors
     /// (the first position in index order shown). With `results_only`,
     /// only the pure results were compared (`expected` has no distance).
@@ -141,12 +144,6 @@ impl fmt::Display for Problem {
             Problem::BadEntry { path, index, bits, count } => {
                 write!(f, "{}: {count} invalid entries, first at index {index} ({bits:#06x})", path.display())
             }
-            Problem::Disagree { slice, index, fen, wdl, dtc, count } => write!(
-                f,
-                "{slice}: .wdl and .dtc disagree at {count} positions, first at index {index} ({fen}): \
-                 wdl code {wdl}, dtc {}",
-                show_bits(*dtc)
-            ),
             Problem::Inconsistent { slice, index, fen, expected, stored, count, results_only } => {
                 let expected = if *results_only { expected.wdl.to_string() } else { expected.to_string() };
                 write!(
@@ -159,10 +156,6 @@ impl fmt::Display for Problem {
             Problem::Rules { variant, name, what } => write!(f, "{variant} tables, rule set '{name}': {what}"),
         }
     }
-}
-
-fn show_bits(bits: u16) -> String {
-    Value::unpack(bits).map_or_else(|| format!("{bits:#06x}"), |v| v.to_string())
 }
 
 /// Checks every table in `opts.dir` (see the module docs).
@@ -179,12 +172,14 @@ pub fn run(opts: &Options) -> Result<Report> {
 
     let bar = progress_bar(opts.progress, slices.iter().map(|id| size(id.material)).sum(), "files");
     let mut rules: HashMap<Variant, (String, u64, SliceId)> = HashMap::new();
+    let mut headers: HashMap<SliceId, [Header; 2]> = HashMap::new();
     for id in &slices {
-        if let Some(r) = check_files(&opts.dir, *id, &mut report.problems) {
+        if let Some((r, h)) = check_files(&opts.dir, *id, &mut report.problems) {
+            headers.insert(*id, h);
             let first = rules.entry(id.variant).or_insert((r.0.clone(), r.1, *id));
             if (first.0.as_str(), first.1) != (r.0.as_str(), r.1) {
                 report.problems.push(Problem::Header {
-                    path: id.path(&opts.dir, Kind::Value),
+                    path: id.path(&opts.dir, Kind::Distance),
                     what: format!(
                         "built with rule set '{}' ({:016x}), but {} with '{}' ({:016x})",
                         r.0, r.1, first.2, first.0, first.1
@@ -235,6 +230,14 @@ pub fn run(opts: &Options) -> Result<Report> {
         let layered = matches!(with_rules, Some((_, Binding::Both(_))));
         let mut store = Store::open(&opts.dir, *id, results_only, layered, &mut cache);
         store.rules = with_rules;
+        if let Some(Ok(own)) = store.tables.get(&id.material) {
+            let tally = Tally::of(&own.values);
+            let (longest_win, longest_loss) = tally.longest_plies();
+            for (h, kind) in headers[id].iter().zip([Kind::Wdl, Kind::Distance]) {
+                let path = id.path(&opts.dir, kind);
+                header_matches_data(h, &tally.counts, longest_win, longest_loss, &path, &mut report.problems);
+            }
+        }
         if results_only && store.rules.is_none() && !report.results_only.iter().any(|(v, _)| *v == id.variant) {
             report.results_only.push((id.variant, rule_set.clone()));
         }
@@ -270,9 +273,9 @@ fn progress_bar(show: bool, len: u64, what: &str) -> ProgressBar {
 // ---------------------------------------------------------------------------
 // Pass 1: files.
 
-/// Checks both files of one slice; returns its rule set (name, hash) if the
-/// `.dtc` file could be read.
-fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<(String, u64)> {
+/// Checks both files of one slice; returns its rule set (name, hash) and
+/// the two headers if both files could be read.
+fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<((String, u64), [Header; 2])> {
     let expected_positions = size(id.material);
     let mut open = |kind: Kind| -> Option<catalog::Loaded> {
         let path = id.path(dir, kind);
@@ -296,55 +299,31 @@ fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<(
         misnamed.is_none().then_some(loaded)
     };
     let wdl = open(Kind::Wdl);
-    let dtc = open(Kind::Value)?;
-    let dtc_path = id.path(dir, Kind::Value);
+    let dtc = open(Kind::Distance);
+    let (wdl, dtc) = (wdl?, dtc?);
+    let wdl_path = id.path(dir, Kind::Wdl);
 
-    // Every entry a value; the data's counts and longest distances.
-    let values = dtc.packed();
-    let tally = Tally::of(&values);
-    if let Some((index, bits)) = tally.first_invalid {
-        problems.push(Problem::BadEntry { path: dtc_path.clone(), index, bits, count: tally.invalid });
+    // Every entry a result code; no cursed or blessed result without rules.
+    let invalid: Vec<usize> = wdl.raw.iter().enumerate().filter(|(_, &c)| c >= 5).map(|(i, _)| i).collect();
+    if let Some(&first) = invalid.first() {
+        let (index, bits, count) = (first as u64, wdl.raw[first] as u16, invalid.len() as u64);
+        problems.push(Problem::BadEntry { path: wdl_path.clone(), index, bits, count });
     }
-    let counts = tally.counts;
-    let (longest_win, longest_loss) = tally.longest_plies();
-    let rule_set = (dtc.header.rules_name.clone(), dtc.header.rules_hash);
-    if rule_set.0 == NO_RULES && counts.cursed_wins + counts.blessed_losses > 0 {
+    let rule_set = (wdl.header.rules_name.clone(), wdl.header.rules_hash);
+    if rule_set.0 == NO_RULES && wdl.raw.iter().any(|&c| c == 3 || c == 4) {
         problems.push(Problem::Header {
-            path: dtc_path.clone(),
-            what: format!(
-                "rule set 'none' but the data holds {} cursed wins and {} blessed losses",
-                counts.cursed_wins, counts.blessed_losses
-            ),
+            path: wdl_path,
+            what: "rule set 'none' but the data holds cursed wins or blessed losses".to_string(),
         });
     }
-    let (wdl_path, wdl) = (id.path(dir, Kind::Wdl), wdl);
-    for (path, h) in [(&dtc_path, Some(&dtc.header)), (&wdl_path, wdl.as_ref().map(|w| &w.header))] {
-        let Some(h) = h else { continue };
-        header_matches_data(h, &counts, longest_win, longest_loss, path, problems);
-        if (h.rules_name.as_str(), h.rules_hash) != (rule_set.0.as_str(), rule_set.1) {
-            problems.push(Problem::Header {
-                path: path.clone(),
-                what: format!("rule set '{}', the .dtc file says '{}'", h.rules_name, rule_set.0),
-            });
-        }
+    let dtc_path = id.path(dir, Kind::Distance);
+    if (dtc.header.rules_name.as_str(), dtc.header.rules_hash) != (rule_set.0.as_str(), rule_set.1) {
+        problems.push(Problem::Header {
+            path: dtc_path,
+            what: format!("rule set '{}', the .wdl file says '{}'", dtc.header.rules_name, rule_set.0),
+        });
     }
-
-    // The .wdl result codes are the low bits of the .dtc values.
-    if let Some(wdl) = wdl {
-        let mut first = None;
-        let mut count = 0;
-        for (i, (&code, &bits)) in wdl.raw.iter().zip(&values).enumerate() {
-            if code as u16 != bits & 7 {
-                count += 1;
-                first.get_or_insert((i as u64, code, bits));
-            }
-        }
-        if let Some((index, wdl, dtc)) = first {
-            let fen = fen::write(&SliceIndex::new(id.material).position(index), id.variant);
-            problems.push(Problem::Disagree { slice: id, index, fen, wdl, dtc, count });
-        }
-    }
-    Some(rule_set)
+    Some((rule_set, [wdl.header, dtc.header]))
 }
 
 fn header_matches_data(
@@ -392,7 +371,9 @@ impl Store {
     /// `layered` its twin's too (for [`check_layered`]), keeping what
     /// `cache` already holds and dropping from it what this slice does not
     /// need (tables are loaded whole: at most five pieces fit in memory many
-    /// times over; larger slices want a block cache here).
+    /// times over; larger slices want a block cache here). Capture
+    /// positions are resolved from the slices their captures lead to,
+    /// loaded first.
     fn open(dir: &Path, id: SliceId, results_only: bool, layered: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Store {
         let mut needed = reachable(id.material);
         needed.push(id.material);
@@ -407,14 +388,7 @@ impl Store {
         cache.retain(|k, _| k.variant == id.variant && needed.contains(&k.material));
         let mut tables = HashMap::new();
         for m in needed {
-            let key = SliceId { variant: id.variant, material: m };
-            let table = match cache.get(&key) {
-                Some(t) => Ok(t.clone()),
-                None => load_table(&key.path(dir, Kind::Value), m, results_only).map(Arc::new),
-            };
-            if let Ok(t) = &table {
-                cache.insert(key, t.clone());
-            }
+            let table = load_table(dir, SliceId { variant: id.variant, material: m }, results_only, cache);
             tables.insert(m, table);
         }
         Store { variant: id.variant, results_only, rules: None, tables }
@@ -479,19 +453,25 @@ fn reachable(m: Material) -> Vec<Material> {
     out
 }
 
-fn load_table(path: &Path, material: Material, results_only: bool) -> Result<Table, String> {
-    let name = path.display();
-    let loaded = catalog::load(path).map_err(|e| format!("needs {name}: {e}"))?;
-    let index = SliceIndex::new(material);
-    if loaded.header.material != material || loaded.header.positions != index.size() {
-        return Err(format!("needs {name}: header does not match the slice"));
+/// The slice `key` as an engine reads it, from `cache` or its files, with
+/// the slices its captures lead to loaded (into `cache`) before it.
+fn load_table(dir: &Path, key: SliceId, results_only: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Result<Arc<Table>, String> {
+    if let Some(t) = cache.get(&key) {
+        return Ok(t.clone());
     }
-    let values = loaded.packed();
+    let m = key.material;
+    for target in reachable(m).into_iter().filter(|t| t.pieces() < m.pieces() && t.is_contested()) {
+        load_table(dir, SliceId { variant: key.variant, material: target }, results_only, cache)?;
+    }
+    let lookup = |m: Material| cache.get(&SliceId { variant: key.variant, material: m }).map(|t| (&t.index, &t.values[..]));
+    let (solved, _) = catalog::read_slice(dir, key, &lookup).map_err(|e| format!("needs {key}: {e:#}"))?;
     let bad = |b: u16| Value::unpack(b).is_none_or(|v| !results_only && v.wdl != v.wdl.pure());
-    if let Some(i) = values.iter().position(|&b| bad(b)) {
-        return Err(format!("needs {name}: entry {i} is not a pure value"));
+    if let Some(i) = solved.values.iter().position(|&b| bad(b)) {
+        return Err(format!("needs {key}: entry {i} is not a pure value"));
     }
-    Ok(Table { index, values })
+    let table = Arc::new(Table { index: solved.index, values: solved.values });
+    cache.insert(key, table.clone());
+    Ok(table)
 }
 
 /// The value of `pos` (White to move) by a one-ply search over the stored

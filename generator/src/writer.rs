@@ -1,20 +1,25 @@
 //! Compression and writing of table files (docs/FORMAT.md).
 //!
 //! Each solved slice becomes two files: `.wdl` (one result code per
-//! position, what engines probe in search) and `.dtc` (result and distance
-//! to conversion). Blocks are compressed in parallel; a file is written
-//! under a temporary name of its own (`russian-KvK.wdl.tmp`) and renamed
-//! into place, so a finished name always holds a finished file.
+//! position, what engines probe in search) and `.dtc` (the distance to the
+//! next conversion of each win and loss). Capture positions are "don't
+//! care" in both, and so are draws in `.dtc`: they repeat the entry before
+//! them, which extends a run and costs next to nothing after compression
+//! (docs/COMPRESSION.md has the measurements). Blocks are compressed in
+//! parallel; a file is written under a temporary name of its own
+//! (`russian-KvK.wdl.tmp`) and renamed into place, so a finished name always
+//! holds a finished file.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
 use damka::format::{block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
-use damka::{Material, SliceIndex, Value, Variant, Wdl};
+use damka::{Material, Value, Variant, Wdl};
 use rayon::prelude::*;
 
-use crate::solver::Solved;
+use crate::catalog::{self, SliceId};
+use crate::solver::{Known, Solved};
 
 /// The rule set a table was built with, as recorded in its header.
 #[derive(Clone, Debug)]
@@ -28,25 +33,21 @@ pub struct RulesId {
 fn block_positions(kind: Kind) -> u32 {
     match kind {
         Kind::Wdl => 16 * 1024,
-        Kind::Value => 8 * 1024,
+        Kind::Distance => 8 * 1024,
     }
 }
 
-/// zstd level per kind: the small result tables are worth a slow level,
-/// the distance tables (six times larger before compression) are not.
-fn zstd_level(kind: Kind) -> i32 {
-    match kind {
-        Kind::Wdl => 9,
-        Kind::Value => 3,
-    }
-}
+/// zstd level: 9 gives 10-15% smaller blocks than 3 at a write speed that
+/// keeps writing a small part of generation (docs/COMPRESSION.md).
+const ZSTD_LEVEL: i32 = 9;
 
 pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: Kind) -> PathBuf {
     dir.join(format!("{variant}-{material}.{}", kind.extension()))
 }
 
-/// Writes both files of `solved`; returns the bytes written.
-pub fn write(dir: &Path, variant: Variant, rules: &RulesId, solved: &Solved) -> Result<u64> {
+/// Writes both files of `solved`; returns the bytes written, `.wdl` and
+/// `.dtc`.
+pub fn write(dir: &Path, variant: Variant, rules: &RulesId, solved: &Solved) -> Result<[u64; 2]> {
     let mut counts = Counts::default();
     let (mut longest_win, mut longest_loss) = (0u16, 0u16);
     for &packed in &solved.values {
@@ -65,8 +66,11 @@ pub fn write(dir: &Path, variant: Variant, rules: &RulesId, solved: &Solved) -> 
             }
         }
     }
-    let mut bytes = 0;
-    for kind in [Kind::Wdl, Kind::Value] {
+    let (codes, distances) = stored_entries(solved);
+    let widest = distances.iter().copied().max().unwrap_or(0);
+    let mut bytes = [0; 2];
+    for (i, kind) in [Kind::Wdl, Kind::Distance].into_iter().enumerate() {
+        let entry_bytes = if kind == Kind::Distance && widest > u8::MAX as u16 { 2 } else { 1 };
         let header = Header {
             variant,
             kind,
@@ -74,27 +78,49 @@ pub fn write(dir: &Path, variant: Variant, rules: &RulesId, solved: &Solved) -> 
             rules_name: rules.name.clone(),
             rules_hash: rules.hash,
             positions: solved.index.size(),
+            entry_bytes,
             block_positions: block_positions(kind),
             blocks: solved.index.size().div_ceil(block_positions(kind) as u64) as u32,
             counts,
             longest_win,
             longest_loss,
         };
-        let raw: Vec<u8> = match kind {
-            Kind::Wdl => solved.values.iter().map(|&v| (v & 7) as u8).collect(),
-            Kind::Value => solved.values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        let raw: Vec<u8> = match (kind, entry_bytes) {
+            (Kind::Wdl, _) => codes.clone(),
+            (_, 1) => distances.iter().map(|&d| d as u8).collect(),
+            _ => distances.iter().flat_map(|d| d.to_le_bytes()).collect(),
         };
         let path = table_path(dir, variant, solved.index.material(), kind);
-        bytes += write_file(&path, &header, &raw)?;
+        bytes[i] = write_file(&path, &header, &raw)?;
     }
     Ok(bytes)
 }
 
+/// The result codes and distances as the files store them: a "don't care"
+/// entry (any code of a capture position, the distance of a capture
+/// position or a draw) repeats the one before it.
+fn stored_entries(solved: &Solved) -> (Vec<u8>, Vec<u16>) {
+    let n = solved.values.len();
+    let (mut codes, mut distances) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut code, mut distance) = (0u8, 0u16);
+    for (i, &packed) in solved.values.iter().enumerate() {
+        if !solved.captures.get(i) {
+            code = (packed & 7) as u8;
+            if code != 0 {
+                distance = packed >> 3;
+            }
+        }
+        codes.push(code);
+        distances.push(distance);
+    }
+    (codes, distances)
+}
+
 fn write_file(path: &Path, header: &Header, raw: &[u8]) -> Result<u64> {
-    let chunk = header.block_positions as usize * header.kind.entry_bytes();
+    let chunk = header.block_positions as usize * header.entry_bytes as usize;
     let blocks: Vec<Vec<u8>> = raw
         .par_chunks(chunk.max(1))
-        .map(|c| zstd::bulk::compress(&pack_entries(header.kind, c), zstd_level(header.kind)).expect("in-memory compression"))
+        .map(|c| zstd::bulk::compress(&pack_entries(header.kind, c), ZSTD_LEVEL).expect("in-memory compression"))
         .collect();
     let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN) as u64;
     let mut out = Vec::with_capacity(offset as usize + blocks.iter().map(Vec::len).sum::<usize>());
@@ -123,8 +149,8 @@ fn open(path: &Path) -> Result<TableFile<Vec<u8>>> {
 /// finished this slice. Anything else (a swapped or half-written file, one
 /// of another build) is built again.
 pub fn is_finished(dir: &Path, variant: Variant, rules: &RulesId, material: Material) -> bool {
-    let positions = SliceIndex::new(material).size();
-    [Kind::Wdl, Kind::Value].iter().all(|&kind| {
+    let positions = damka::SliceIndex::new(material).size();
+    [Kind::Wdl, Kind::Distance].iter().all(|&kind| {
         let Ok(file) = open(&table_path(dir, variant, material, kind)) else { return false };
         let h = file.header();
         h.kind == kind
@@ -137,18 +163,9 @@ pub fn is_finished(dir: &Path, variant: Variant, rules: &RulesId, material: Mate
     })
 }
 
-/// Loads a finished slice back into memory (to resume a run).
-pub fn load(dir: &Path, variant: Variant, material: Material) -> Result<Solved> {
-    let path = table_path(dir, variant, material, Kind::Value);
-    let file = open(&path)?;
-    let index = SliceIndex::new(material);
-    if file.header().positions != index.size() {
-        bail!("{}: {} positions, expected {}", path.display(), file.header().positions, index.size());
-    }
-    let mut values = Vec::with_capacity(index.size() as usize);
-    for b in 0..file.header().blocks {
-        let raw = file.read_block(b).with_context(|| format!("{}", path.display()))?;
-        values.extend(raw.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])));
-    }
-    Ok(Solved { index, values })
+/// Loads a finished slice back into memory (to resume a run): its files,
+/// with capture positions resolved from the slices in `known`.
+pub fn load(dir: &Path, variant: Variant, material: Material, known: &Known) -> Result<Solved> {
+    let lookup = |m: Material| known.get(&m).map(|s| (&s.index, &s.values[..]));
+    Ok(catalog::read_slice(dir, SliceId { variant, material }, &lookup)?.0)
 }

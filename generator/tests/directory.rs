@@ -102,7 +102,7 @@ fn swapped_or_cut_files_are_rebuilt() {
     generate(dir, 3, "russian").unwrap();
     let path = |m: &str, kind| table_path(dir, Variant::Russian, m.parse().unwrap(), kind);
     // The two files of KvK trade places; half of KMvK's result file is gone.
-    let (wdl, dtc) = (path("KvK", Kind::Wdl), path("KvK", Kind::Value));
+    let (wdl, dtc) = (path("KvK", Kind::Wdl), path("KvK", Kind::Distance));
     let swap = dir.join("swap");
     std::fs::rename(&wdl, &swap).unwrap();
     std::fs::rename(&dtc, &wdl).unwrap();
@@ -115,7 +115,7 @@ fn swapped_or_cut_files_are_rebuilt() {
     // KvK is its own twin; KMvK comes with KvKM.
     assert_eq!(summary.total().slices, 3, "{summary:?}");
     assert_eq!(read_header(&wdl).unwrap().kind, Kind::Wdl);
-    assert_eq!(read_header(&dtc).unwrap().kind, Kind::Value);
+    assert_eq!(read_header(&dtc).unwrap().kind, Kind::Distance);
     assert_eq!(std::fs::read(&cut).unwrap().len(), bytes.len());
     assert_verified(dir);
 }
@@ -224,4 +224,31 @@ fn a_damaged_manifest_is_reported_not_guessed_around() {
     let out = damka(&["generate", "--pieces", "2", "--dir", d, "--quiet", "--replace"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(Tablebase::open(dir, OpenOptions::new(Variant::Russian)).unwrap().rule_set().is_some());
+}
+
+/// Tables of an older format version are no build to protect: the next run
+/// of the same variant and rule set rebuilds them in place.
+#[test]
+fn tables_of_an_older_format_are_rebuilt() {
+    let tables = support::TempDir::new("dir-old-format");
+    let dir = tables.path();
+    generate(dir, 3, "russian").unwrap();
+    let manifest_path = dir.join(damka::directory::MANIFEST_NAME);
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    let current = format!("format = {}", damka::format::FORMAT_VERSION);
+    assert!(manifest.contains(&current), "{manifest}");
+    std::fs::write(&manifest_path, manifest.replace(&current, "format = 2")).unwrap();
+    let old = table_path(dir, Variant::Russian, "KKvK".parse().unwrap(), Kind::Wdl);
+    let mut bytes = std::fs::read(&old).unwrap();
+    bytes[8..10].copy_from_slice(&2u16.to_le_bytes());
+    std::fs::write(&old, &bytes).unwrap();
+    let err = Tablebase::open(dir, OpenOptions::new(Variant::Russian)).unwrap().probe_wdl(
+        &damka::fen::parse("W:WKa1,Kc1:BKh8", Variant::Russian).unwrap(),
+    );
+    assert!(err.unwrap_err().to_string().contains("rebuild the tables with `damka generate`"));
+
+    let summary = generate(dir, 3, "russian").expect("an older format is rebuilt, not refused");
+    assert_eq!(summary.total().slices, 2, "KKvK and its twin are built again");
+    assert!(std::fs::read_to_string(&manifest_path).unwrap().contains(&current));
+    assert_verified(dir);
 }

@@ -7,9 +7,15 @@ mod support;
 
 use std::path::Path;
 
+use std::sync::Arc;
+
 use damka::format::{Kind, BLOCK_ENTRY_LEN, HEADER_LEN};
-use damka::{fen, Material, OpenOptions, Position, ProbeError, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl};
-use damka_generator::writer;
+use damka::movegen::has_capture;
+use damka::{
+    fen, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
+};
+use damka_generator::driver::solve_in_memory;
+use damka_generator::solver::{Metric, Options};
 
 fn open(dir: &Path, cache_bytes: usize) -> Tablebase {
     Tablebase::open(dir, OpenOptions::new(Variant::Russian).cache_bytes(cache_bytes)).expect("open the tables")
@@ -20,11 +26,16 @@ fn positions(material: Material) -> impl Iterator<Item = Position> {
     (0..index.size()).map(move |i| index.position(i))
 }
 
-/// Every position of every slice with its stored value, White to move.
-fn stored_values(dir: &Path, variant: Variant, tb: &Tablebase) -> Vec<(Position, Value)> {
+/// Every position of every slice of `tb` with the value the solver found
+/// for it, White to move (capture positions included, which the files
+/// leave "don't care").
+fn stored_values(variant: Variant, rules: &str, tb: &Tablebase) -> Vec<(Position, Value)> {
+    let rules = Arc::new(RuleSet::preset(rules).expect("a preset"));
+    let opts = Options { variant, metric: Metric::Conversion, rules: Some(rules) };
+    let known = solve_in_memory(&opts, tb.max_pieces());
     let mut all = Vec::new();
     for material in tb.materials() {
-        let solved = writer::load(dir, variant, material).expect("load a slice");
+        let solved = &known[&material];
         all.extend(positions(material).map(|pos| (pos, solved.value(&pos))));
     }
     all
@@ -38,7 +49,7 @@ fn check_against_stored_values(variant: Variant, rules: &str) {
     let tb = Tablebase::open(tables.path(), OpenOptions::new(variant).cache_bytes(1 << 20)).unwrap();
     assert_eq!(tb.max_pieces(), 3);
     assert_eq!(tb.rules().map(|r| r.name.as_str()), Some(rules));
-    let stored = stored_values(tables.path(), variant, &tb);
+    let stored = stored_values(variant, rules, &tb);
     assert!(stored.len() > 100_000);
     for (pos, value) in &stored {
         assert_eq!(tb.probe_value(pos).unwrap(), *value, "{pos:?}");
@@ -124,7 +135,7 @@ fn probe_damaged(
     for (pos, value) in stored.iter().filter(|(pos, _)| Material::of(pos) == material) {
         let answer = match kind {
             Kind::Wdl => tb.probe_wdl(pos).map(|w| Value::new(w, value.plies.0)),
-            Kind::Value => tb.probe_value(pos),
+            Kind::Distance => tb.probe_value(pos),
         };
         match answer {
             // The WDL file holds no distance: compare what it holds.
@@ -155,12 +166,18 @@ fn blocks_of(err: &ProbeError) -> Option<u32> {
 fn damaged_files_are_reported_never_misread() {
     let tables = support::generate("probe-damage", Variant::Russian, 3);
     let tb = open(tables.path(), 1 << 20);
-    let stored = stored_values(tables.path(), Variant::Russian, &tb);
-    // The largest 3-piece slice: its distance file has several blocks.
+    let stored = stored_values(Variant::Russian, "none", &tb);
+    // The largest 3-piece slice: its files have several blocks.
     let material: Material = "KKvK".parse().unwrap();
-    let positions = stored.iter().filter(|(p, _)| Material::of(p) == material).count();
+    // Capture positions are resolved from smaller slices; a draw needs no
+    // distance: only the others read the damaged file.
+    let readers = |kind: Kind| {
+        let of_slice = stored.iter().filter(|(p, _)| Material::of(p) == material && !has_capture(p, Variant::Russian));
+        of_slice.filter(|(_, v)| kind == Kind::Wdl || v.wdl != Wdl::Draw).count()
+    };
 
-    for kind in [Kind::Wdl, Kind::Value] {
+    for kind in [Kind::Wdl, Kind::Distance] {
+        let positions = readers(kind);
         // Header: every byte is covered by the header checksum.
         for at in [0, 9, 13, 17, 30, 45, 53, 70, HEADER_LEN - 1] {
             let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b[at] ^= 0x10);
@@ -199,7 +216,11 @@ fn damaged_files_are_reported_never_misread() {
     assert_eq!(tb.probe_wdl(&kvk).unwrap(), intact.probe_wdl(&kvk).unwrap());
     let kkvk = fen::parse("W:WKa1,Kc1:BKh8", Variant::Russian).unwrap();
     assert!(matches!(tb.probe_wdl(&kkvk), Err(ProbeError::Damaged { .. })));
-    assert!(tb.probe_value(&kkvk).is_ok());
+    // The result comes from the damaged file, the distance from the other.
+    assert!(matches!(tb.probe_value(&kkvk), Err(ProbeError::Damaged { .. })));
+    // A capture position of the slice is answered from smaller slices.
+    let capture = fen::parse("W:WKa1,Kc1:BKb2", Variant::Russian).unwrap();
+    assert_eq!(tb.probe_value(&capture).unwrap(), Value::new(Wdl::Win, 1));
 }
 
 #[test]
@@ -238,6 +259,26 @@ fn missing_slices_answer_what_they_can_and_name_what_is_missing() {
     let four = fen::parse("W:WKa1,Kc1:BKh8,Kf8", Variant::Russian).unwrap();
     match tb.probe_wdl(&four) {
         Err(ProbeError::TooManyPieces { pieces: 4, max: 3 }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A capture position is resolved from the slices its captures lead to: if
+/// one is missing, the error names it.
+#[test]
+fn a_capture_into_a_missing_slice_names_it() {
+    let tables = support::generate("probe-missing-capture", Variant::Russian, 3);
+    std::fs::remove_file(tables.path().join("russian-KvK.wdl")).unwrap();
+    let tb = open(tables.path(), 1 << 20);
+    // White's king must take the man on b2, leaving king against king;
+    // landing on c3 leaves Black no capture, so KvK must be read.
+    let pos = fen::parse("W:WKa1:BKh2,b2", Variant::Russian).unwrap();
+    assert!(has_capture(&pos, Variant::Russian));
+    match tb.probe_value(&pos) {
+        Err(ProbeError::MissingTable { material, path, .. }) => {
+            assert_eq!(material.to_string(), "KvK");
+            assert_eq!(path, tables.path().join("russian-KvK.wdl"));
+        }
         other => panic!("{other:?}"),
     }
 }

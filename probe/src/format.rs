@@ -14,8 +14,10 @@ use crate::variant::Variant;
 
 pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// Version of the file format and of what its values mean. 2: under a rule
-/// set a position without a legal move is lost in 1 ply, not 0 (docs/FORMAT.md).
-pub const FORMAT_VERSION: u16 = 2;
+/// set a position without a legal move is lost in 1 ply, not 0. 3: capture
+/// positions are "don't care" and `.dtc` files hold distances only
+/// (docs/FORMAT.md).
+pub const FORMAT_VERSION: u16 = 3;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 136;
@@ -33,32 +35,27 @@ pub enum Kind {
     /// One result code per position: that of a packed [`crate::Value`]
     /// (0 draw, 1 win, 2 loss, 3 cursed win, 4 blessed loss), stored three
     /// to a byte and handed out by [`TableFile::read_block`] one per byte.
+    /// Capture positions hold any code ("don't care").
     Wdl,
-    /// Two bytes (little endian) per position: the packed value, result and
-    /// distance.
-    Value,
+    /// The distance of each position, in one or two bytes (little endian,
+    /// [`Header::entry_bytes`]). Draws and capture positions hold any
+    /// distance ("don't care"): the result comes from the `.wdl` file.
+    Distance,
 }
 
 impl Kind {
     pub fn id(self) -> u8 {
         match self {
             Kind::Wdl => 0,
-            Kind::Value => 1,
+            Kind::Distance => 1,
         }
     }
 
     pub fn from_id(id: u8) -> Option<Kind> {
         match id {
             0 => Some(Kind::Wdl),
-            1 => Some(Kind::Value),
+            1 => Some(Kind::Distance),
             _ => None,
-        }
-    }
-
-    pub fn entry_bytes(self) -> usize {
-        match self {
-            Kind::Wdl => 1,
-            Kind::Value => 2,
         }
     }
 
@@ -66,7 +63,7 @@ impl Kind {
     pub fn extension(self) -> &'static str {
         match self {
             Kind::Wdl => "wdl",
-            Kind::Value => "dtc",
+            Kind::Distance => "dtc",
         }
     }
 }
@@ -92,6 +89,9 @@ pub struct Header {
     pub rules_name: String,
     pub rules_hash: u64,
     pub positions: u64,
+    /// Bytes per entry after decompression: 1 for `.wdl` (one code per
+    /// byte), 1 or 2 for `.dtc` (as the slice's longest distance needs).
+    pub entry_bytes: u8,
     pub block_positions: u32,
     pub blocks: u32,
     pub counts: Counts,
@@ -108,7 +108,7 @@ pub enum FormatError {
     RulesName(String),
     #[error("not a damka table (bad magic)")]
     BadMagic,
-    #[error("format version {0} (this reader knows {FORMAT_VERSION})")]
+    #[error("format version {0} (this reader knows {FORMAT_VERSION}): rebuild the tables with `damka generate`")]
     Version(u16),
     #[error("index scheme version {0} (this reader knows {INDEX_VERSION})")]
     IndexVersion(u16),
@@ -149,6 +149,7 @@ impl Header {
         b[10..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
         b[12] = self.variant.id();
         b[13] = self.kind.id();
+        b[14] = self.entry_bytes;
         let m = self.material;
         b[16..20].copy_from_slice(&[m.own_kings, m.own_men, m.opp_kings, m.opp_men]);
         b[20..20 + name.len()].copy_from_slice(name);
@@ -188,6 +189,10 @@ impl Header {
         }
         let variant = Variant::from_id(b[12]).ok_or(FormatError::BadHeader("unknown variant"))?;
         let kind = Kind::from_id(b[13]).ok_or(FormatError::BadHeader("unknown value kind"))?;
+        let entry_bytes = b[14];
+        if !matches!((kind, entry_bytes), (Kind::Wdl, 1) | (Kind::Distance, 1 | 2)) {
+            return Err(FormatError::BadHeader("entry width does not fit the value kind"));
+        }
         let material = Material::new(b[16], b[17], b[18], b[19]);
         if !material.is_contested() || material.own_kings + material.own_men > 12 || material.opp_kings + material.opp_men > 12 {
             return Err(FormatError::BadHeader("impossible material"));
@@ -203,6 +208,7 @@ impl Header {
             rules_name,
             rules_hash: u64_at(36),
             positions: u64_at(44),
+            entry_bytes,
             block_positions: u32_at(52),
             blocks: u32_at(56),
             counts: Counts {
@@ -254,10 +260,10 @@ impl BlockEntry {
 }
 
 /// Bytes a block of `entries` takes before compression.
-fn stored_len(kind: Kind, entries: usize) -> usize {
-    match kind {
+fn stored_len(header: &Header, entries: usize) -> usize {
+    match header.kind {
         Kind::Wdl => entries.div_ceil(3),
-        Kind::Value => entries * 2,
+        Kind::Distance => entries * header.entry_bytes as usize,
     }
 }
 
@@ -270,7 +276,7 @@ pub fn pack_entries(kind: Kind, raw: &[u8]) -> Vec<u8> {
             .chunks(3)
             .map(|c| c.iter().rev().fold(0u8, |acc, &code| acc * 5 + code))
             .collect(),
-        Kind::Value => raw.to_vec(),
+        Kind::Distance => raw.to_vec(),
     }
 }
 
@@ -295,7 +301,7 @@ fn unpack_entries(kind: Kind, stored: &[u8], entries: usize) -> Option<Vec<u8>> 
             out.truncate(entries);
             Some(out)
         }
-        Kind::Value => Some(stored.to_vec()),
+        Kind::Distance => Some(stored.to_vec()),
     }
 }
 
@@ -377,7 +383,7 @@ impl<B: AsRef<[u8]>> TableFile<B> {
             return Err(FormatError::BlockChecksum(block));
         }
         let entries = self.block_len(block);
-        let expected = stored_len(self.header.kind, entries);
+        let expected = stored_len(&self.header, entries);
         let stored = decompress(compressed, expected).ok_or(FormatError::BlockDecompress(block))?;
         if stored.len() != expected {
             return Err(FormatError::BlockDecompress(block));

@@ -43,6 +43,7 @@ pub mod notation;
 pub mod perft;
 pub mod rules;
 mod probe;
+pub mod resolve;
 pub mod value;
 pub mod position;
 pub mod variant;

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
-use crate::board::Color;
+use crate::resolve;
 use crate::cache::{BlockCache, CacheStats};
 use crate::directory::{Manifest, ManifestError};
 use crate::format::{read_header, FormatError, Kind, TableFile};
@@ -74,7 +74,7 @@ impl FromStr for TableName {
     /// Reads a file name; `Err` for any file that is not a table.
     fn from_str(name: &str) -> Result<TableName, ()> {
         let (stem, ext) = name.rsplit_once('.').ok_or(())?;
-        let kind = [Kind::Wdl, Kind::Value].into_iter().find(|k| k.extension() == ext).ok_or(())?;
+        let kind = [Kind::Wdl, Kind::Distance].into_iter().find(|k| k.extension() == ext).ok_or(())?;
         let (variant, material) = stem.split_once('-').ok_or(())?;
         let material: Material = material.parse().map_err(|_| ())?;
         if !material.is_contested() {
@@ -253,14 +253,14 @@ struct Slice {
 fn kind_number(kind: Kind) -> usize {
     match kind {
         Kind::Wdl => 0,
-        Kind::Value => 1,
+        Kind::Distance => 1,
     }
 }
 
 fn kind_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Wdl => "WDL",
-        Kind::Value => "value",
+        Kind::Distance => "distance",
     }
 }
 
@@ -359,7 +359,7 @@ impl Tablebase {
                 slices.push(Slice {
                     material: name.material,
                     index: SliceIndex::new(name.material),
-                    tables: [Kind::Wdl, Kind::Value]
+                    tables: [Kind::Wdl, Kind::Distance]
                         .map(|_| TableSlot { present: false, table: OnceLock::new() }),
                 });
             }
@@ -435,26 +435,51 @@ impl Tablebase {
         self.dir.join(TableName { variant: self.variant, material, kind }.to_string())
     }
 
-    /// The result for the side to move, from the `.wdl` tables.
+    /// The result for the side to move, from the `.wdl` tables. A
+    /// position whose side to move must capture is resolved by its
+    /// captures (the tables do not store it), down to quiet positions.
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v.wdl),
-            Located::Entry { slice, index } => {
-                let code = self.entry(slice, Kind::Wdl, index)?;
-                Ok(decode(code).wdl)
-            }
+            Located::Entry { slice, index } => match self.resolve(pos)? {
+                Some(v) => Ok(v.wdl),
+                None => self.code(slice, index),
+            },
         }
     }
 
     /// The result for the side to move and, for a win or a loss, the plies
     /// to the next conversion (capture or promotion) with best play, from
-    /// the `.dtc` tables. This is the stored value: for fresh move-limit
-    /// counters under [`Tablebase::rules`].
+    /// the `.wdl` and `.dtc` tables (captures resolved as in
+    /// [`Tablebase::probe_wdl`]). This is the stored value: for fresh
+    /// move-limit counters under [`Tablebase::rules`].
     pub fn probe_value(&self, pos: &Position) -> Result<Value, ProbeError> {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v),
-            Located::Entry { slice, index } => Ok(decode(self.entry(slice, Kind::Value, index)?)),
+            Located::Entry { slice, index } => {
+                if let Some(v) = self.resolve(pos)? {
+                    return Ok(v);
+                }
+                let wdl = self.code(slice, index)?;
+                if wdl == Wdl::Draw {
+                    return Ok(Value::DRAW);
+                }
+                Ok(Value::new(wdl, self.entry(slice, Kind::Distance, index)?))
+            }
         }
+    }
+
+    /// The value of a capture position from the results its captures lead
+    /// to; `None` for a quiet position.
+    fn resolve(&self, pos: &Position) -> Result<Option<Value>, ProbeError> {
+        let mut moves = Vec::new();
+        resolve::capture_value(pos, self.variant, &mut moves, |after| self.probe_wdl(after).map(|w| Value::new(w, 0)))
+    }
+
+    /// The stored result code of a quiet position.
+    #[inline]
+    fn code(&self, slice: usize, index: u64) -> Result<Wdl, ProbeError> {
+        Ok(decode(self.entry(slice, Kind::Wdl, index)?).wdl)
     }
 
     /// The result of the game state (`pos` with move-limit `counters`)
@@ -536,7 +561,7 @@ impl Tablebase {
     }
 
     fn locate(&self, pos: &Position) -> Result<Located, ProbeError> {
-        let pos = if pos.turn() == Color::Black { pos.flip() } else { *pos };
+        let pos = resolve::white_to_move(pos);
         let material = Material::of(&pos);
         if material.own_kings + material.own_men == 0 {
             return Ok(Located::Decided(Value::new(Wdl::Loss, 0)));
@@ -562,7 +587,7 @@ impl Tablebase {
         }
     }
 
-    /// The raw entry (result code or packed value) at `index`.
+    /// The raw entry (result code or distance) at `index`.
     #[inline]
     fn entry(&self, slice: usize, kind: Kind, index: u64) -> Result<u16, ProbeError> {
         let table = self.table(slice, kind)?;
@@ -572,9 +597,9 @@ impl Tablebase {
             let raw = table.file.read_block(block as u32).and_then(|raw| check_entries(raw, kind, block as u32));
             raw.map_err(|e| ProbeError::damaged(&self.table_path(self.slices[slice].material, kind), e))
         };
-        match kind {
-            Kind::Wdl => self.cache.with_block(key, load, |b| b[at] as u16),
-            Kind::Value => self.cache.with_block(key, load, |b| u16::from_le_bytes([b[2 * at], b[2 * at + 1]])),
+        match table.file.header().entry_bytes {
+            1 => self.cache.with_block(key, load, |b| b[at] as u16),
+            _ => self.cache.with_block(key, load, |b| u16::from_le_bytes([b[2 * at], b[2 * at + 1]])),
         }
     }
 
@@ -619,23 +644,14 @@ impl Tablebase {
 }
 
 /// Checks that every entry of a decompressed block is a value tables hold,
-/// so that probes can decode entries without checking again.
+/// so that probes can decode entries without checking again (any distance
+/// is one).
 fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
-    // Branch-free, so that the compiler vectorizes the checks: they run on
+    // Branch-free, so that the compiler vectorizes the check: it runs on
     // every cache miss.
     let valid = match kind {
         Kind::Wdl => raw.iter().copied().max().unwrap_or(0) < 5,
-        Kind::Value => {
-            // Four little-endian values per word; a result code (the low
-            // three bits) of 5..=7 plus 3 sets bit 3 of its lane.
-            let words = raw.chunks_exact(8);
-            let tail = words.remainder().chunks_exact(2).fold(0, |m, c| m.max(c[0] & 7));
-            let bad = words.fold(0u64, |bad, w| {
-                let codes = u64::from_le_bytes(w.try_into().expect("8 bytes")) & 0x0007_0007_0007_0007;
-                bad | ((codes + 0x0003_0003_0003_0003) & 0x0008_0008_0008_0008)
-            });
-            bad == 0 && tail < 5 && raw.len().is_multiple_of(2)
-        }
+        Kind::Distance => true,
     };
     if valid {
         Ok(raw.into_boxed_slice())
@@ -644,8 +660,8 @@ fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, Form
     }
 }
 
-/// Decodes an entry already checked by [`check_entries`]. A result code
-/// alone (`.wdl`) decodes as the value with distance 0.
+/// Decodes a result code already checked by [`check_entries`] as the value
+/// with distance 0.
 #[inline]
 fn decode(bits: u16) -> Value {
     Value::unpack(bits).unwrap_or(Value::DRAW)
@@ -657,7 +673,7 @@ mod tests {
 
     #[test]
     fn table_names_round_trip() {
-        let name = TableName { variant: Variant::Russian, material: "KKMvK".parse().unwrap(), kind: Kind::Value };
+        let name = TableName { variant: Variant::Russian, material: "KKMvK".parse().unwrap(), kind: Kind::Distance };
         assert_eq!(name.to_string(), "russian-KKMvK.dtc");
         assert_eq!("russian-KKMvK.dtc".parse(), Ok(name));
         for bad in ["russian-KKMvK.tmp", "KKMvK.wdl", "chess-KvK.wdl", "russian-Kv.wdl", "russian-KvK"] {
@@ -685,18 +701,7 @@ mod tests {
     fn entries_are_checked() {
         assert!(check_entries(vec![0, 1, 2, 3, 4, 4, 0, 1, 2], Kind::Wdl, 0).is_ok());
         assert_eq!(check_entries(vec![0, 1, 5], Kind::Wdl, 3), Err(FormatError::BadEntry(3)));
-        let values = |codes: &[u16]| codes.iter().flat_map(|&c| (c | 0xFFF0 & !7).to_le_bytes()).collect::<Vec<u8>>();
-        for n in 1..12 {
-            let good: Vec<u16> = (0..n).map(|i| i % 5).collect();
-            assert!(check_entries(values(&good), Kind::Value, 0).is_ok(), "{good:?}");
-            for bad_code in 5..8 {
-                for at in 0..n as usize {
-                    let mut bad = good.clone();
-                    bad[at] = bad_code;
-                    assert!(check_entries(values(&bad), Kind::Value, 0).is_err(), "{bad:?}");
-                }
-            }
-        }
+        assert!(check_entries(vec![255, 7, 0], Kind::Distance, 0).is_ok());
     }
 
     #[test]

@@ -92,8 +92,14 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     // The cost of the rules, piece count by piece count.
     for (pieces, p) in s.by_pieces.iter().enumerate().filter(|(_, p)| p.slices > 0) {
         println!(
-            "  {pieces} pieces: {} slices, {} positions, {} bytes; pure pass {:.1} s, rule pass {:.1} s",
-            p.slices, p.positions, p.bytes, p.seconds[0], p.seconds[1]
+            "  {pieces} pieces: {} slices, {} positions, {} bytes (.wdl {:.1} positions/byte, .dtc {:.1}); pure pass {:.1} s, rule pass {:.1} s",
+            p.slices,
+            p.positions,
+            p.bytes,
+            p.positions as f64 / p.wdl_bytes.max(1) as f64,
+            p.positions as f64 / (p.bytes - p.wdl_bytes).max(1) as f64,
+            p.seconds[0],
+            p.seconds[1]
         );
     }
     Ok(())

@@ -70,7 +70,7 @@ fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
         slice.positions = header.positions;
         match name.kind {
             Kind::Wdl => slice.wdl_bytes = Some(bytes),
-            Kind::Value => slice.dtc_bytes = Some(bytes),
+            Kind::Distance => slice.dtc_bytes = Some(bytes),
         }
     }
     // A slice needs both files: engines probe the `.wdl`, distances and
@@ -80,7 +80,7 @@ fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
     for (&(variant, _, _), slices) in &listing.sets {
         for (&(_, material), s) in slices {
             let id = SliceId { variant, material };
-            for (kind, bytes) in [(Kind::Wdl, s.wdl_bytes), (Kind::Value, s.dtc_bytes)] {
+            for (kind, bytes) in [(Kind::Wdl, s.wdl_bytes), (Kind::Distance, s.dtc_bytes)] {
                 let file = id.table(kind).to_string();
                 if bytes.is_none() && !listing.problems.iter().any(|(f, _)| *f == file) {
                     missing.push((file, "missing".to_string()));

@@ -1,0 +1,168 @@
+//! Compression study: what each way of storing solved values costs, on
+//! every Russian slice up to N pieces solved in memory (docs/COMPRESSION.md).
+//!
+//!     cargo run --release --example compression -- [pieces] [rules]
+//!
+//! Each line: total bytes (compressed blocks plus 20 bytes of block index
+//! each), positions per byte, and positions per byte by piece count.
+//! "dc": capture positions (and, in `.dtc`, draws) are "don't care" and
+//! repeat the entry before them.
+use std::time::Instant;
+
+use damka::movegen::has_capture;
+use damka::{RuleSet, Value, Variant, Wdl};
+use damka_generator::driver::solve_in_memory;
+use damka_generator::solver::{Metric, Options};
+use rayon::prelude::*;
+
+/// Bytes of `data` compressed by `f` in blocks of `per` entries.
+fn blocks<T: Sync>(data: &[T], per: usize, f: impl Fn(&[T]) -> Vec<u8> + Sync) -> usize {
+    data.par_chunks(per).map(|c| f(c).len() + 20).sum()
+}
+
+fn base5(c: &[u8]) -> Vec<u8> {
+    c.chunks(3).map(|c| c.iter().rev().fold(0u8, |a, &x| a * 5 + x)).collect()
+}
+
+fn rle(c: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < c.len() {
+        let mut j = i;
+        while j < c.len() && c[j] == c[i] {
+            j += 1;
+        }
+        let mut n = (j - i) as u64;
+        out.push(c[i]);
+        loop {
+            let b = (n & 127) as u8;
+            n >>= 7;
+            if n == 0 {
+                out.push(b);
+                break;
+            }
+            out.push(b | 128);
+        }
+        i = j;
+    }
+    out
+}
+
+fn fill<T: Copy>(v: &mut [T], dc: &[bool]) {
+    let mut last = None;
+    for i in 0..v.len() {
+        if dc[i] {
+            if let Some(l) = last {
+                v[i] = l;
+            }
+        } else {
+            last = Some(v[i]);
+        }
+    }
+    // leading don't-cares take the first real value
+    if let Some(first) = (0..v.len()).find(|&i| !dc[i]) {
+        for i in 0..first {
+            v[i] = v[first];
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let pieces: u8 = args.get(1).map_or(5, |s| s.parse().unwrap());
+    let rules = args.get(2).map_or("russian", |s| s.as_str());
+    let rules = std::sync::Arc::new(RuleSet::preset(rules).unwrap());
+    let opts = Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) };
+    let t = Instant::now();
+    let known = solve_in_memory(&opts, pieces);
+    eprintln!("solved in {:.1}s", t.elapsed().as_secs_f64());
+    let mut mats: Vec<_> = known.keys().copied().collect();
+    mats.sort_by_key(|m| (m.pieces(), *m));
+    let names = [
+        "wdl v2 (base5 z9 16K)",
+        "wdl dc base5 z9 16K",
+        "wdl dc base5 z9 64K",
+        "wdl dc base5 z19 16K",
+        "wdl dc bytes z9 16K",
+        "wdl dc rle z9 16K",
+        "wdl dc rle z9 64K",
+        "wdl dc base5 z9 16K transposed",
+        "dtc v2 (u16 z3 8K)",
+        "dtc dc dist z3 8K",
+        "dtc dc dist z9 8K",
+        "dtc dc dist z9 32K",
+        "dtc dc dist z19 32K",
+        "dtc dc dist rle z9 32K",
+    ];
+    let mut tot = vec![[0usize; 8]; names.len()];
+    let mut positions = [0u64; 8];
+    let mut captures = [0u64; 8];
+    for m in &mats {
+        let s = &known[m];
+        let n = s.values.len();
+        let p = m.pieces() as usize;
+        positions[p] += n as u64;
+        let dc: Vec<bool> = (0..n as u64).into_par_iter().map(|i| has_capture(&s.index.position(i), Variant::Russian)).collect();
+        captures[p] += dc.iter().filter(|&&d| d).count() as u64;
+        let codes: Vec<u8> = s.values.iter().map(|&v| (v & 7) as u8).collect();
+        let mut dcodes = codes.clone();
+        fill(&mut dcodes, &dc);
+        // transposed: opponent kings slowest within a configuration
+        let k = s.index.kings_per_config() as usize;
+        let mat = s.index.material();
+        let free = 32 - mat.own_men as u64 - mat.opp_men as u64;
+        let opp = damka::index::binomial((free - mat.own_kings as u64) as u32, mat.opp_kings as u32) as usize;
+        let own = k / opp;
+        let mut tr = vec![0u8; n];
+        for c in 0..n / k {
+            for a in 0..own {
+                for b in 0..opp {
+                    tr[c * k + b * own + a] = codes[c * k + a * opp + b];
+                }
+            }
+        }
+        let mut trdc = vec![false; n];
+        for c in 0..n / k {
+            for a in 0..own {
+                for b in 0..opp {
+                    trdc[c * k + b * own + a] = dc[c * k + a * opp + b];
+                }
+            }
+        }
+        fill(&mut tr, &trdc);
+        let dist_needed: Vec<bool> = (0..n).map(|i| dc[i] || Value::unpack(s.values[i]).unwrap().wdl == Wdl::Draw).collect();
+        let maxd = s.values.iter().map(|&v| v >> 3).max().unwrap_or(0);
+        let mut dist: Vec<u16> = s.values.iter().map(|&v| v >> 3).collect();
+        fill(&mut dist, &dist_needed);
+        let dbytes: Vec<u8> = if maxd < 256 { dist.iter().map(|&d| d as u8).collect() } else { dist.iter().flat_map(|d| d.to_le_bytes()).collect() };
+        let w = if maxd < 256 { 1 } else { 2 };
+        let z = |l: i32| move |c: &[u8]| zstd::bulk::compress(c, l).unwrap();
+        let results = [
+            blocks(&codes, 16384, |c| z(9)(&base5(c))),
+            blocks(&dcodes, 16384, |c| z(9)(&base5(c))),
+            blocks(&dcodes, 65536, |c| z(9)(&base5(c))),
+            blocks(&dcodes, 16384, |c| z(19)(&base5(c))),
+            blocks(&dcodes, 16384, z(9)),
+            blocks(&dcodes, 16384, |c| z(9)(&rle(c))),
+            blocks(&dcodes, 65536, |c| z(9)(&rle(c))),
+            blocks(&tr, 16384, |c| z(9)(&base5(c))),
+            blocks(&s.values, 8192, |c| z(3)(&c.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>())),
+            blocks(&dbytes, 8192 * w, z(3)),
+            blocks(&dbytes, 8192 * w, z(9)),
+            blocks(&dbytes, 32768 * w, z(9)),
+            blocks(&dbytes, 32768 * w, z(19)),
+            blocks(&dbytes, 32768 * w, |c| z(9)(&rle(c))),
+        ];
+        for (i, b) in results.iter().enumerate() {
+            tot[i][p] += b;
+        }
+    }
+    let all: u64 = positions.iter().sum();
+    println!("positions by pieces {:?}; capture share {:?}", &positions[2..=pieces as usize],
+        (2..=pieces as usize).map(|p| format!("{:.1}%", 100.0 * captures[p] as f64 / positions[p] as f64)).collect::<Vec<_>>());
+    for (i, name) in names.iter().enumerate() {
+        let sum: usize = tot[i].iter().sum();
+        let per: Vec<String> = (2..=pieces as usize).map(|p| format!("{}p {:.1}", p, positions[p] as f64 / tot[i][p].max(1) as f64)).collect();
+        println!("{name:34} {sum:>11} B  {:>7.1} pos/B  [{}]", all as f64 / sum as f64, per.join(", "));
+    }
+}

@@ -1,0 +1,60 @@
+//! The value of a capture position, from the positions its captures lead to.
+//!
+//! A capture is compulsory, so a position whose side to move can capture is
+//! worth the best of its captures. Tables store such positions as "don't
+//! care" (docs/FORMAT.md); the probe, the verifier and the loaders all
+//! answer them here, by one rule: the result is the best of the successors'
+//! results turned around, and a win or a loss is 1 ply from its reset (the
+//! capture itself). Under a rule set this is exactly what the solver
+//! stores: a capture into a position the opponent would win only without
+//! the limits (cursed win) is a blessed loss here, with no rule distance.
+
+use crate::board::Color;
+use crate::movegen::{generate, has_capture, Routes};
+use crate::moves::Move;
+use crate::position::Position;
+use crate::value::{Value, Wdl};
+use crate::variant::Variant;
+
+/// The value of `pos` if its side to move must capture, else `None`.
+/// `successor` gives the stored (or resolved) value of a position reached
+/// by a capture, for its side to move, with whichever colour is to move.
+/// `moves` is scratch space.
+pub fn capture_value<E>(
+    pos: &Position,
+    variant: Variant,
+    moves: &mut Vec<Move>,
+    mut successor: impl FnMut(&Position) -> Result<Value, E>,
+) -> Result<Option<Value>, E> {
+    if !has_capture(pos, variant) {
+        return Ok(None);
+    }
+    generate(pos, variant, Routes::Merge, moves);
+    let mut best = Wdl::Loss;
+    for m in moves.iter() {
+        let after = pos.play(m);
+        let wdl = if after.pieces(after.turn()).is_empty() { Wdl::Loss } else { successor(&after)?.wdl };
+        best = best.max(wdl.negate());
+        if best == Wdl::Win {
+            break;
+        }
+    }
+    Ok(Some(of_best(best)))
+}
+
+/// The stored value of a capture position whose best capture gives `wdl`.
+pub fn of_best(wdl: Wdl) -> Value {
+    match wdl {
+        Wdl::Win | Wdl::Loss => Value::new(wdl, 1),
+        wdl => Value::new(wdl, 0),
+    }
+}
+
+/// `pos` as tables index it: White to move.
+pub fn white_to_move(pos: &Position) -> Position {
+    if pos.turn() == Color::Black {
+        pos.flip()
+    } else {
+        *pos
+    }
+}
