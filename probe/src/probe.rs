@@ -7,7 +7,9 @@
 //! checksum is checked when it is read.
 //!
 //! Tables store positions with White to move; a position with Black to move
-//! is probed as its colour-flipped twin. Positions where a side has no
+//! is probed as its colour-flipped twin. Positions whose side to move must
+//! capture are not stored ("don't care"): they are answered through their
+//! captures (resolve.rs), which lead to slices of fewer pieces. Positions where a side has no
 //! pieces are in no table: the side to move has lost if it has none, and
 //! has won if its opponent has none (the opponent could not move).
 //!
@@ -26,7 +28,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::resolve;
 use crate::cache::{BlockCache, CacheStats};
-use crate::directory::{Manifest, ManifestError};
+use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::format::{read_header, FormatError, Kind, TableFile};
 use crate::index::{MenConfig, SliceIndex};
 use crate::material::Material;
@@ -366,11 +368,15 @@ impl Tablebase {
             slices[by_material.slots[at] as usize].tables[kind_number(name.kind)].present = true;
         }
         // A manifest for another game says nothing about this game's files;
-        // one of other rules than those asked for is no help either (probes
-        // then fail on the tables' headers).
-        let rule_set = Manifest::read(&dir)?
-            .filter(|m| m.variant == variant && options.rules.as_ref().is_none_or(|r| *r == m.rules_id()))
-            .map(|m| m.rules);
+        // one of other rules than those asked for is refused now, not only
+        // when a probe first reads a table (some answers read none).
+        let rule_set = Manifest::read(&dir)?.filter(|m| m.variant == variant).map(|m| m.rules);
+        if let (Some(expected), Some(carried)) = (&options.rules, &rule_set) {
+            let found = RuleSetId { name: carried.name.clone(), hash: carried.hash };
+            if *expected != found {
+                return Err(ProbeError::WrongRules { path: dir.join(MANIFEST_NAME), expected: expected.clone(), found });
+            }
+        }
         let carried = rule_set.as_ref().map(|r| RuleSetId { name: r.name.clone(), hash: r.hash });
         let rules = options.rules.or(carried).or_else(|| {
             found.iter().find_map(|name| read_header(&dir.join(name.to_string())).ok()).map(|h| RuleSetId {
