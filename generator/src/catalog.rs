@@ -172,7 +172,7 @@ pub fn resolve_captures<'a>(
                     Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
                 };
                 if let Some(value) = capture_value(&pos, variant, &mut moves, successor).map_err(|m: Material| {
-                    anyhow!("{variant}-{}: its captures lead to {variant}-{m}, which is not there", index.material())
+                    anyhow!("{variant}-{}: its captures lead to {variant}-{m}, which is missing or unreadable", index.material())
                 })? {
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);

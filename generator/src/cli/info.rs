@@ -162,27 +162,31 @@ fn print_text(dir: &Path, only: Option<Variant>, listing: &Listing) {
             "{variant}, rule set {rules} ({hash:016x}): {} slices up to {max} pieces, {positions} positions",
             slices.len()
         );
-        println!("  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9}", "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte");
-        for ((_, material), s) in slices {
+        let line = |name: &str, positions: u64, wdl: Option<u64>, dtc: Option<u64>| {
+            // What the distances cost against the results.
+            let cost = wdl.zip(dtc).filter(|(w, _)| *w > 0).map(|(w, d)| d as f64 / w as f64);
             println!(
-                "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9}",
-                material.to_string(),
-                s.positions,
-                bytes(s.wdl_bytes),
-                ratio(per_byte(s.positions, s.wdl_bytes)),
-                bytes(s.dtc_bytes),
-                ratio(per_byte(s.positions, s.dtc_bytes)),
+                "  {name:<10} {positions:>14} {:>12} {:>9} {:>12} {:>9} {:>8}",
+                bytes(wdl),
+                ratio(per_byte(positions, wdl)),
+                bytes(dtc),
+                ratio(per_byte(positions, dtc)),
+                ratio(cost),
             );
-        }
+        };
         println!(
-            "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9}",
-            "total",
-            positions,
-            wdl,
-            ratio(per_byte(positions, Some(wdl))),
-            dtc,
-            ratio(per_byte(positions, Some(dtc))),
+            "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9} {:>8}",
+            "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte", "dtc/wdl"
         );
+        for ((_, material), s) in slices {
+            line(&material.to_string(), s.positions, s.wdl_bytes, s.dtc_bytes);
+        }
+        for pieces in 2..=max {
+            let of = || slices.iter().filter(move |((p, _), _)| *p == pieces).map(|(_, s)| s);
+            let sum = |f: fn(&Slice) -> Option<u64>| of().filter_map(f).sum::<u64>();
+            line(&format!("{pieces} pieces"), of().map(|s| s.positions).sum(), Some(sum(|s| s.wdl_bytes)), Some(sum(|s| s.dtc_bytes)));
+        }
+        line("total", positions, Some(wdl), Some(dtc));
     }
     if !listing.problems.is_empty() {
         println!("problems:");
