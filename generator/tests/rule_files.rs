@@ -40,7 +40,7 @@ fn a_sixteen_byte_name_round_trips_through_generate_resume_and_probe() {
 
     let first = build(&tables, &rules);
     assert!(first.total().slices > 0 && first.skipped == 0);
-    let kkvk = table_path(&tables, Variant::Russian, Material::new(2, 0, 1, 0), Kind::Value);
+    let kkvk = table_path(&tables, Variant::Russian, Material::new(2, 0, 1, 0), Kind::Distance);
     let file_bytes = std::fs::read(kkvk).expect("KKvK table");
     let header = TableFile::new(file_bytes).expect("a sound table").header().clone();
     assert_eq!((header.rules_name.as_str(), header.rules_hash), ("russian-extended", rules.hash));

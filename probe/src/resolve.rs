@@ -7,7 +7,9 @@
 //! results turned around, and a win or a loss is 1 ply from its reset (the
 //! capture itself). Under a rule set this is exactly what the solver
 //! stores: a capture into a position the opponent would win only without
-//! the limits (cursed win) is a blessed loss here, with no rule distance.
+//! the limits (cursed win) is a blessed loss here, with no rule distance;
+//! a capture that wins is a win in 1 ply, within any limit, since rule
+//! limits are at least 1 ply (rules.rs).
 
 use crate::board::Color;
 use crate::movegen::{generate, has_capture, Routes};
