@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use damka::{RuleSet, Variant};
-use damka_generator::driver::{self, Job};
+use damka_generator::driver::{self, Job, Summary};
 
 /// A directory under the system's temporary directory, removed on drop.
 pub struct TempDir(PathBuf);
@@ -43,8 +43,13 @@ pub fn generate(name: &str, variant: Variant, pieces: u8) -> TempDir {
 /// Generates tables under the preset rule set `rules`.
 pub fn generate_with_rules(name: &str, variant: Variant, pieces: u8, rules: &str) -> TempDir {
     let dir = TempDir::new(name);
-    let rules = Arc::new(RuleSet::preset(rules).expect("a preset rule set"));
-    let job = Job { variant, max_pieces: pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false };
-    driver::run(&job).expect("generate tables");
+    generate_into(dir.path(), variant, pieces, rules);
     dir
+}
+
+/// Generates (or resumes) tables in `dir`; returns what the run did.
+pub fn generate_into(dir: &Path, variant: Variant, pieces: u8, rules: &str) -> Summary {
+    let rules = Arc::new(RuleSet::preset(rules).expect("a preset rule set"));
+    let job = Job { variant, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false };
+    driver::run(&job).expect("generate tables")
 }
