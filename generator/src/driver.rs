@@ -96,7 +96,10 @@ pub fn run(job: &Job) -> Result<Summary> {
         let twin = material.swap();
         let done = [material, twin].iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m));
         if done {
-            for m in distinct(material) {
+            // Read back only what a pair still to solve reaches: reading
+            // resolves every capture position, which costs minutes at six
+            // pieces. (What a needed slice's captures reach is needed too.)
+            for m in distinct(material).into_iter().filter(|m| needed(*m, &pairs[i + 1..])) {
                 let solved = writer::load(&job.dir, job.variant, m, &known)?;
                 known.insert(m, Arc::new(solved));
             }
@@ -163,9 +166,12 @@ pub fn work(pairs: &[Material], opts: &Options) -> u64 {
 /// reaches slices with fewer pieces (captures) or with one man fewer
 /// (promotions); the swapped twin of each remaining pair counts too.
 pub(crate) fn release_unneeded(known: &mut Known, remaining: &[Material]) {
-    known.retain(|m, _| {
-        remaining.iter().any(|r| m.pieces() < r.pieces() || (m.pieces() == r.pieces() && m.men() + 1 == r.men()))
-    });
+    known.retain(|m, _| needed(*m, remaining));
+}
+
+/// Whether a pair of `remaining` can reach slice `m`.
+fn needed(m: Material, remaining: &[Material]) -> bool {
+    remaining.iter().any(|r| m.pieces() < r.pieces() || (m.pieces() == r.pieces() && m.men() + 1 == r.men()))
 }
 
 fn style(prefix: &str) -> ProgressStyle {
