@@ -103,12 +103,12 @@ fn remove_tables(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A table, the manifest, or the temporary file of either; also the shared
-/// temporary name older runs gave both files of a slice
-/// (`russian-KvK.tmp`).
+/// A table, the manifest, a pair's journal, or the temporary file of
+/// either; also the shared temporary name older runs gave both files of a
+/// slice (`russian-KvK.tmp`).
 fn is_damka_file(name: &str) -> bool {
     let table = |n: &str| n.parse::<TableName>().is_ok();
-    let own = |n: &str| n == MANIFEST_NAME || table(n);
+    let own = |n: &str| n == MANIFEST_NAME || table(n) || crate::journal::is_journal_name(n);
     own(name) || name.strip_suffix(".tmp").is_some_and(|s| own(s) || table(&format!("{s}.wdl")))
 }
 
@@ -201,10 +201,10 @@ mod tests {
 
     #[test]
     fn only_damka_files_are_damka_files() {
-        for ours in ["russian-KvK.wdl", "english-KMvK.dtc", "russian-KvK.wdl.tmp", "russian-KvK.tmp", "damka.toml", "damka.toml.tmp"] {
+        for ours in ["russian-KvK.wdl", "english-KMvK.dtc", "russian-KvK.wdl.tmp", "russian-KvK.tmp", "damka.toml", "damka.toml.tmp", "russian-KKvK.journal"] {
             assert!(is_damka_file(ours), "{ours}");
         }
-        for theirs in ["damka.lock", "notes.txt", "russian-KvK.wdl.bak", "russian.tmp", "chess-KvK.wdl", "russian-Kv.wdl", "x.toml"] {
+        for theirs in ["damka.lock", "notes.txt", "russian-KvK.wdl.bak", "russian.tmp", "chess-KvK.wdl", "russian-Kv.wdl", "x.toml", "x.journal"] {
             assert!(!is_damka_file(theirs), "{theirs}");
         }
     }

@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 use damka::{Material, RuleSet, Variant};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::claim;
-use crate::solver::{solve_pair, solve_pair_both, Known, Metric, Options};
+use crate::journal::{journal_path, Journal};
+use crate::solver::{solve_pair, solve_pair_resumable, Known, Metric, Options};
 use crate::writer::{self, RulesId};
 
 
@@ -32,6 +33,9 @@ pub struct Job {
 pub struct Summary {
     /// Slices an earlier run finished.
     pub skipped: usize,
+    /// Levels of men configurations a pair interrupted earlier kept in its
+    /// journal and this run did not solve again.
+    pub resumed_levels: usize,
     pub seconds: f64,
     /// The slices solved in this run, by number of pieces.
     pub by_pieces: [PieceSummary; 8],
@@ -87,15 +91,20 @@ pub fn run(job: &Job) -> Result<Summary> {
     if !job.progress {
         bars.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let overall = bars.add(ProgressBar::new(work(&pairs, &opts)));
+    let finished: Vec<bool> = pairs
+        .iter()
+        .map(|&m| distinct(m).iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m)))
+        .collect();
+    // The overall bar counts the work of this run only, so that its rate
+    // and ETA are those of solving.
+    let to_do: Vec<Material> = pairs.iter().zip(&finished).filter(|(_, done)| !**done).map(|(m, _)| *m).collect();
+    let overall = bars.add(ProgressBar::new(work(&to_do, &opts)));
     overall.set_style(style("all slices"));
 
     let mut known = Known::new();
     let mut summary = Summary::default();
     for (i, &material) in pairs.iter().enumerate() {
-        let twin = material.swap();
-        let done = [material, twin].iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m));
-        if done {
+        if finished[i] {
             // Read back only what a pair still to solve reaches: reading
             // resolves every capture position, which costs minutes at six
             // pieces. (What a needed slice's captures reach is needed too.)
@@ -104,16 +113,29 @@ pub fn run(job: &Job) -> Result<Summary> {
                 known.insert(m, Arc::new(solved));
             }
             summary.skipped += distinct(material).len();
-            overall.inc(work(&[material], &opts));
+            // Killed after writing the tables, before deleting the journal.
+            let journal = journal_path(&job.dir, job.variant, material);
+            if journal.exists() {
+                std::fs::remove_file(&journal).with_context(|| format!("cannot delete {}", journal.display()))?;
+            }
             continue;
         }
         let bar = bars.add(ProgressBar::new(work(&[material], &opts)));
         bar.set_style(style(&format!("{material} ({}/{})", i + 1, pairs.len())));
-        let solved = solve_pair_both(material, &opts, &known, &|n| {
-            bar.inc(n);
-            overall.inc(n);
-        });
+        bar.enable_steady_tick(std::time::Duration::from_millis(500));
+        let mut journal = Journal::open(&job.dir, job.variant, material, &rules_id)?;
+        let solved = solve_pair_resumable(
+            material,
+            &opts,
+            &known,
+            &|n| {
+                bar.inc(n);
+                overall.inc(n);
+            },
+            &mut journal,
+        )?;
         bar.finish_and_clear();
+        summary.resumed_levels += journal.restored();
         let by_pieces = &mut summary.by_pieces[material.pieces() as usize];
         by_pieces.seconds[0] += solved.seconds[0];
         by_pieces.seconds[1] += solved.seconds[1];
@@ -126,6 +148,7 @@ pub fn run(job: &Job) -> Result<Summary> {
             by_pieces.slices += 1;
             known.insert(m, Arc::new(s));
         }
+        journal.finish()?;
         release_unneeded(&mut known, &pairs[i + 1..]);
     }
     overall.finish_and_clear();
@@ -176,7 +199,7 @@ fn needed(m: Material, remaining: &[Material]) -> bool {
 
 fn style(prefix: &str) -> ProgressStyle {
     ProgressStyle::with_template(&format!(
-        "{prefix:>18} [{{bar:40}}] {{percent:>3}}% {{human_pos}}/{{human_len}} positions, eta {{eta}}"
+        "{prefix:>18} [{{bar:32}}] {{percent:>3}}% {{human_pos}}/{{human_len}} positions, {{per_sec}}, eta {{eta}}"
     ))
     .expect("valid template")
     .progress_chars("=> ")

@@ -15,6 +15,7 @@ pub mod claim;
 pub mod cli;
 pub mod counters;
 pub mod driver;
+pub mod journal;
 pub mod naive;
 pub mod solver;
 pub mod stats;

@@ -18,6 +18,7 @@ use std::time::Instant;
 use damka::index::{MenConfig, SliceIndex};
 use damka::rules::Binding;
 use damka::{Color, Material, Move, Position, RuleSet, Value, Variant, Wdl};
+use anyhow::{bail, Result};
 use rayon::prelude::*;
 
 use crate::unit::{Exits, Unit};
@@ -149,18 +150,72 @@ impl PairSolution {
 /// Solves `material` and its twin for pure values and, under a rule set,
 /// for rule values too (the audit compares the two).
 pub fn solve_pair_both(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> PairSolution {
+    solve_pair_resumable(material, opts, known, on_level, &mut NoCheckpoint).expect("solving in memory cannot fail")
+}
+
+/// [`solve_pair_both`], keeping each finished level in `checkpoint` and
+/// taking the levels an earlier, interrupted run kept there instead of
+/// solving them again. Fails only where the checkpoint does.
+pub fn solve_pair_resumable(
+    material: Material,
+    opts: &Options,
+    known: &Known,
+    on_level: &(dyn Fn(u64) + Sync),
+    checkpoint: &mut dyn Checkpoint,
+) -> Result<PairSolution> {
     let started = Instant::now();
-    let pure = solve(material, opts, known, None, Binding::Quiet, on_level);
+    let pure = solve(material, opts, known, None, Binding::Quiet, on_level, Pass::Pure, checkpoint)?;
     let pure_seconds = started.elapsed().as_secs_f64();
-    match opts.rule_pass() {
+    Ok(match opts.rule_pass() {
         None => PairSolution { pure, rules: None, seconds: [pure_seconds, 0.0] },
         Some(rules) => {
             let started = Instant::now();
             let binding = rules.binding(material);
             let verdicts = Verdicts { rules, pure: &pure, binding };
-            let rules = solve(material, opts, known, Some(&verdicts), binding, on_level);
+            let rules = solve(material, opts, known, Some(&verdicts), binding, on_level, Pass::Rules, checkpoint)?;
             PairSolution { pure, rules: Some(rules), seconds: [pure_seconds, started.elapsed().as_secs_f64()] }
         }
+    })
+}
+
+/// The two passes over a pair under a rule set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pass {
+    Pure = 0,
+    Rules = 1,
+}
+
+/// What solving one men configuration gave: its positions' values (raw
+/// distances), which of them must capture, and under a rule set their rule
+/// values; White to move first, then Black to move (see [`store`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigResult {
+    pub raw: Vec<u16>,
+    pub captures: Vec<bool>,
+    pub fin: Option<Vec<u16>>,
+}
+
+/// Where the finished levels of a pair in work are kept, so that a run
+/// interrupted inside a pair loses only the level in flight
+/// ([`crate::journal`]). Levels are numbered by men progress; their
+/// results come in the order of the level's configurations.
+pub trait Checkpoint {
+    /// The results of `level` of `pass`, if an earlier run finished it.
+    fn restore(&mut self, pass: Pass, level: usize) -> Result<Option<Vec<ConfigResult>>>;
+    /// Keeps the results of a finished level.
+    fn save(&mut self, pass: Pass, level: usize, results: &[ConfigResult]) -> Result<()>;
+}
+
+/// Keeps nothing: solving in memory.
+pub struct NoCheckpoint;
+
+impl Checkpoint for NoCheckpoint {
+    fn restore(&mut self, _: Pass, _: usize) -> Result<Option<Vec<ConfigResult>>> {
+        Ok(None)
+    }
+
+    fn save(&mut self, _: Pass, _: usize, _: &[ConfigResult]) -> Result<()> {
+        Ok(())
     }
 }
 
@@ -204,6 +259,7 @@ impl Pair {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn solve(
     material: Material,
     opts: &Options,
@@ -211,49 +267,81 @@ fn solve(
     verdicts: Option<&Verdicts>,
     binding: Binding,
     on_level: &(dyn Fn(u64) + Sync),
-) -> Vec<Solved> {
+    pass: Pass,
+    checkpoint: &mut dyn Checkpoint,
+) -> Result<Vec<Solved>> {
     let twin = material.swap();
     let distinct: Vec<Material> = if twin == material { vec![material] } else { vec![material, twin] };
     let mut pair = Pair {
         raw: distinct.iter().map(|&m| Solved::new(m)).collect(),
         fin: verdicts.map(|_| distinct.iter().map(|&m| Solved::new(m)).collect()),
     };
-    for configs in levels(material).iter().rev().filter(|l| !l.is_empty()) {
-        let results: Vec<(MenConfig, Vec<u16>, Vec<bool>, Option<Vec<u16>>)> = {
-            let tables = Tables::new(known, &pair, opts, verdicts.is_some(), binding);
-            let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
-            configs
-                .par_iter()
-                .map(|&config| {
-                    let unit = Unit::new(config, white, black, opts.variant);
-                    let (raw, captures) = match binding {
-                        Binding::Both(limit) => unit.layered(&tables, limit),
-                        _ => unit.retrograde(&tables),
-                    };
-                    let fin = verdicts.map(|v| {
-                        raw.iter()
-                            .enumerate()
-                            .map(|(local, &packed)| {
-                                let value = Value::unpack(packed).expect("unit packs values");
-                                let slice = if local < unit.white_len() { 0 } else { pair.raw.len() - 1 };
-                                v.judge(&unit.slice_position(local), value, slice).pack()
-                            })
-                            .collect()
+    for (level, configs) in levels(material).iter().enumerate().rev().filter(|(_, l)| !l.is_empty()) {
+        let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
+        let unit_len = |config: MenConfig| Unit::new(config, white, black, opts.variant).len();
+        let results = match checkpoint.restore(pass, level)? {
+            Some(results) => {
+                let fits = results.len() == configs.len()
+                    && results.iter().zip(configs).all(|(r, &c)| {
+                        r.raw.len() == unit_len(c)
+                            && r.captures.len() == r.raw.len()
+                            && r.fin.as_ref().map(Vec::len) == verdicts.map(|_| r.raw.len())
                     });
-                    (config, raw, captures, fin)
-                })
-                .collect()
+                if !fits {
+                    bail!("the kept results of level {level} do not fit slice pair {material}");
+                }
+                results
+            }
+            None => {
+                let results = solve_level(configs, &pair, opts, known, verdicts, binding);
+                checkpoint.save(pass, level, &results)?;
+                results
+            }
         };
         let mut positions = 0;
-        for (config, raw, captures, fin) in results {
-            positions += store(&mut pair.raw, config, &raw, &captures);
-            if let (Some(slices), Some(fin)) = (pair.fin.as_mut(), fin) {
-                store(slices, config, &fin, &captures);
+        for (&config, result) in configs.iter().zip(results) {
+            positions += store(&mut pair.raw, config, &result.raw, &result.captures);
+            if let (Some(slices), Some(fin)) = (pair.fin.as_mut(), result.fin) {
+                store(slices, config, &fin, &result.captures);
             }
         }
         on_level(positions);
     }
-    pair.fin.unwrap_or(pair.raw)
+    Ok(pair.fin.unwrap_or(pair.raw))
+}
+
+/// Solves the configurations of one level, in parallel.
+fn solve_level(
+    configs: &[MenConfig],
+    pair: &Pair,
+    opts: &Options,
+    known: &Known,
+    verdicts: Option<&Verdicts>,
+    binding: Binding,
+) -> Vec<ConfigResult> {
+    let tables = Tables::new(known, pair, opts, verdicts.is_some(), binding);
+    let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
+    configs
+        .par_iter()
+        .map(|&config| {
+            let unit = Unit::new(config, white, black, opts.variant);
+            let (raw, captures) = match binding {
+                Binding::Both(limit) => unit.layered(&tables, limit),
+                _ => unit.retrograde(&tables),
+            };
+            let fin = verdicts.map(|v| {
+                raw.iter()
+                    .enumerate()
+                    .map(|(local, &packed)| {
+                        let value = Value::unpack(packed).expect("unit packs values");
+                        let slice = if local < unit.white_len() { 0 } else { pair.raw.len() - 1 };
+                        v.judge(&unit.slice_position(local), value, slice).pack()
+                    })
+                    .collect()
+            });
+            ConfigResult { raw, captures, fin }
+        })
+        .collect()
 }
 
 /// Writes a unit's values and capture flags into the pair: White to move

@@ -76,7 +76,10 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     };
     let s = driver::run(&job)?;
     let total = s.total();
-    let done = format!("{} slices solved, {} slices already done", total.slices, s.skipped);
+    let mut done = format!("{} slices solved, {} slices already done", total.slices, s.skipped);
+    if s.resumed_levels > 0 {
+        done += &format!(" ({} levels of men configurations taken from an interrupted run)", s.resumed_levels);
+    }
     if total.slices == 0 {
         println!("{done}");
         return Ok(());
@@ -91,15 +94,18 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     );
     // The cost of the rules, piece count by piece count.
     for (pieces, p) in s.by_pieces.iter().enumerate().filter(|(_, p)| p.slices > 0) {
+        let seconds = p.seconds[0] + p.seconds[1];
         println!(
-            "  {pieces} pieces: {} slices, {} positions, {} bytes (.wdl {:.1} positions/byte, .dtc {:.1}); pure pass {:.1} s, rule pass {:.1} s",
+            "  {pieces} pieces: {} slices, {} positions in {seconds:.1} s ({:.2} M positions/s; pure pass {:.1} s, rule pass {:.1} s), {} bytes ({:.1} positions/byte; .wdl {:.1}, .dtc {:.1})",
             p.slices,
             p.positions,
+            p.positions as f64 / seconds.max(1e-9) / 1e6,
+            p.seconds[0],
+            p.seconds[1],
             p.bytes,
+            p.positions as f64 / p.bytes.max(1) as f64,
             p.positions as f64 / p.wdl_bytes.max(1) as f64,
             p.positions as f64 / (p.bytes - p.wdl_bytes).max(1) as f64,
-            p.seconds[0],
-            p.seconds[1]
         );
     }
     Ok(())
