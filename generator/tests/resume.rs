@@ -158,6 +158,11 @@ fn a_build_killed_inside_a_pair_resumes_to_the_same_bytes() {
         }
         child.kill().ok();
         let out = child.wait_with_output().unwrap();
+        if journals_with_levels(dir.path()) > 0 {
+            let info = Command::new(env!("CARGO_BIN_EXE_damka")).arg("info").arg("--dir").arg(dir.path()).output().unwrap();
+            let info = String::from_utf8_lossy(&info.stdout);
+            assert!(info.contains("in work (a build was interrupted"), "damka info names the pair in work:\n{info}");
+        }
         let stdout = String::from_utf8_lossy(&out.stdout);
         resumed_levels |= stdout.contains("taken from an interrupted run");
         if out.status.success() {

@@ -9,6 +9,7 @@ use clap::Args;
 
 use super::TablesArgs;
 use crate::catalog::{misnamed, SliceId};
+use crate::journal::is_journal_name;
 use damka::format::{read_header, Kind};
 use damka::{Material, TableName, Variant};
 use serde_json::json;
@@ -17,7 +18,7 @@ use serde_json::json;
 pub struct InfoArgs {
     #[command(flatten)]
     tables: TablesArgs,
-    /// Print JSON (keys: dir, sets, problems).
+    /// Print JSON (keys: dir, sets, problems, in_work).
     #[arg(long)]
     json: bool,
 }
@@ -38,10 +39,13 @@ struct Listing {
     /// Table files that are missing or cannot be described, with the
     /// reason, by file name.
     problems: Vec<(String, String)>,
+    /// Slice pairs an interrupted build left a journal of: the next
+    /// `damka generate` resumes them.
+    in_work: Vec<String>,
 }
 
 fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
-    let mut listing = Listing { sets: BTreeMap::new(), problems: Vec::new() };
+    let mut listing = Listing { sets: BTreeMap::new(), problems: Vec::new(), in_work: Vec::new() };
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
         .collect::<Result<_, _>>()
@@ -49,6 +53,10 @@ fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let file_name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(pair) = file_name.strip_suffix(".journal").filter(|_| is_journal_name(&file_name)) {
+            listing.in_work.push(pair.to_string());
+            continue;
+        }
         let Ok(name) = file_name.parse::<TableName>() else { continue };
         if only.is_some_and(|v| v != name.variant) {
             continue;
@@ -138,12 +146,15 @@ fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
         })
         .collect();
     let problems: Vec<_> = listing.problems.iter().map(|(file, why)| json!({ "file": file, "problem": why })).collect();
-    let report = json!({ "dir": dir.display().to_string(), "sets": sets, "problems": problems });
+    let report = json!({ "dir": dir.display().to_string(), "sets": sets, "problems": problems, "in_work": listing.in_work });
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())
 }
 
 fn print_text(dir: &Path, only: Option<Variant>, listing: &Listing) {
+    if !listing.in_work.is_empty() {
+        println!("in work (a build was interrupted; damka generate resumes it): {}", listing.in_work.join(", "));
+    }
     if listing.sets.is_empty() && listing.problems.is_empty() {
         match only {
             Some(variant) => println!("{}: no {variant} tables", dir.display()),
