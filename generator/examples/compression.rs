@@ -20,6 +20,24 @@ fn blocks<T: Sync>(data: &[T], per: usize, f: impl Fn(&[T]) -> Vec<u8> + Sync) -
     data.par_chunks(per).map(|c| f(c).len() + 20).sum()
 }
 
+/// Bytes of `data` in blocks of `per` entries coded by `code`, each
+/// compressed with one zstd dictionary trained on the slice's blocks, the
+/// dictionary counted once. Without enough blocks to train on, plain zstd.
+fn with_dictionary(data: &[u8], per: usize, code: impl Fn(&[u8]) -> Vec<u8> + Sync) -> usize {
+    let coded: Vec<Vec<u8>> = data.par_chunks(per).map(&code).collect();
+    let plain = coded.iter().map(|c| zstd::bulk::compress(c, 9).unwrap().len() + 20).sum::<usize>();
+    if coded.len() < 8 {
+        return plain;
+    }
+    let Ok(dict) = zstd::dict::from_samples(&coded, (plain / 10).clamp(1024, 16384)) else { return plain };
+    let with: usize = coded
+        .par_iter()
+        .map(|c| zstd::bulk::Compressor::with_dictionary(9, &dict).unwrap().compress(c).unwrap().len() + 20)
+        .sum();
+    // A slice keeps its dictionary only where it pays.
+    plain.min(with + dict.len())
+}
+
 fn base5(c: &[u8]) -> Vec<u8> {
     c.chunks(3).map(|c| c.iter().rev().fold(0u8, |a, &x| a * 5 + x)).collect()
 }
@@ -93,6 +111,9 @@ fn main() {
         "dtc dc dist z9 32K",
         "dtc dc dist z19 32K",
         "dtc dc dist rle z9 32K",
+        "wdl dc base5 z9 16K, slice dictionary",
+        "wdl dc base5 z9 4K, slice dictionary",
+        "dtc dc dist z9 8K, slice dictionary",
     ];
     let mut tot = vec![[0usize; 8]; names.len()];
     let mut positions = [0u64; 8];
@@ -152,6 +173,9 @@ fn main() {
             blocks(&dbytes, 32768 * w, z(9)),
             blocks(&dbytes, 32768 * w, z(19)),
             blocks(&dbytes, 32768 * w, |c| z(9)(&rle(c))),
+            with_dictionary(&dcodes, 16384, base5),
+            with_dictionary(&dcodes, 4096, base5),
+            with_dictionary(&dbytes, 8192 * w, |c| c.to_vec()),
         ];
         for (i, b) in results.iter().enumerate() {
             tot[i][p] += b;
