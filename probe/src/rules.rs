@@ -432,42 +432,14 @@ impl Rule {
     /// the side to move at `pos` moved first in the count (as at a fresh
     /// count).
     fn limit_for(&self, pos: &Position, side_to_move_wins: bool, road: MainRoad, us_first: bool) -> Option<u32> {
-        let us = pos.turn();
-        let side = |c: Color| Side { kings: pos.kings(c).count() as u8, men: pos.men(c).count() as u8 };
-        let (own, opp) = (side(us), side(us.opponent()));
-        let w = &self.when;
-        let pieces = (own.kings + own.men + opp.kings + opp.men) as u8;
-        if w.pieces_min.is_some_and(|n| pieces < n) || w.pieces_max.is_some_and(|n| pieces > n) {
-            return None;
-        }
-        if w.both_have_kings && (own.kings == 0 || opp.kings == 0) {
-            return None;
-        }
-        let has_strong_side = !self.strong.is_empty() || w.strong_kings_min.is_some() || w.weak.is_some();
-        // Which sides can be the stronger one: (side to move is strong).
-        let mut strong_is_us = None;
-        if has_strong_side {
-            let fits = |strong: Side, weak: Side, weak_color: Color| {
-                (self.strong.is_empty() || self.strong.contains(&strong))
-                    && w.strong_kings_min.is_none_or(|k| strong.kings >= k)
-                    && (w.weak.is_none() || (weak.kings == 1 && weak.men == 0))
-                    && (!w.lone_king_on_main_road
-                        || match road {
-                            MainRoad::Now => on_main_road(pos.kings(weak_color)),
-                            MainRoad::Assume(b) => b,
-                        })
-            };
-            let us_strong = fits(own, opp, us.opponent());
-            let them_strong = fits(opp, own, us);
-            strong_is_us = match (us_strong, them_strong) {
-                (false, false) => return None,
-                (true, false) => Some(true),
-                (false, true) => Some(false),
-                // Symmetric material (a king against a king): count the
-                // moves of whichever side is winning.
-                (true, true) => Some(side_to_move_wins),
-            };
-        }
+        let strong_is_us = match self.stronger(pos, road)? {
+            Stronger::Unnamed => None,
+            Stronger::Us => Some(true),
+            Stronger::Them => Some(false),
+            // Symmetric material (a king against a king): count the moves
+            // of whichever side is winning.
+            Stronger::Either => Some(side_to_move_wins),
+        };
         let strong_first = strong_is_us == Some(us_first);
         match (self.limit_plies, self.limit_moves) {
             (Some(p), _) => Some(p.into()),
@@ -477,6 +449,87 @@ impl Rule {
             (None, None) => None,
         }
     }
+
+    /// Whether the rule applies at `pos` and which side it takes for the
+    /// stronger one; `None`: it does not apply.
+    fn stronger(&self, pos: &Position, road: MainRoad) -> Option<Stronger> {
+        let us = pos.turn();
+        let side = |c: Color| Side { kings: pos.kings(c).count() as u8, men: pos.men(c).count() as u8 };
+        let (own, opp) = (side(us), side(us.opponent()));
+        let w = &self.when;
+        let pieces = own.kings + own.men + opp.kings + opp.men;
+        if w.pieces_min.is_some_and(|n| pieces < n) || w.pieces_max.is_some_and(|n| pieces > n) {
+            return None;
+        }
+        if w.both_have_kings && (own.kings == 0 || opp.kings == 0) {
+            return None;
+        }
+        let has_strong_side = !self.strong.is_empty() || w.strong_kings_min.is_some() || w.weak.is_some();
+        if !has_strong_side {
+            return Some(Stronger::Unnamed);
+        }
+        let fits = |strong: Side, weak: Side, weak_color: Color| {
+            (self.strong.is_empty() || self.strong.contains(&strong))
+                && w.strong_kings_min.is_none_or(|k| strong.kings >= k)
+                && (w.weak.is_none() || (weak.kings == 1 && weak.men == 0))
+                && (!w.lone_king_on_main_road
+                    || match road {
+                        MainRoad::Now => on_main_road(pos.kings(weak_color)),
+                        MainRoad::Assume(b) => b,
+                    })
+        };
+        match (fits(own, opp, us.opponent()), fits(opp, own, us)) {
+            (false, false) => None,
+            (true, false) => Some(Stronger::Us),
+            (false, true) => Some(Stronger::Them),
+            (true, true) => Some(Stronger::Either),
+        }
+    }
+
+    /// The limit this rule sets while the balance of forces of `balance`
+    /// (the position right after the last capture or promotion) lasts, as
+    /// an arbiter counts it; `None`: the rule does not apply. Material does
+    /// not change until the next capture or promotion, and the lone king of
+    /// the main-road rule is judged where it stands at `balance`.
+    pub fn limit_at(&self, balance: &Position) -> Option<Limit> {
+        let stronger = self.stronger(balance, MainRoad::Now)?;
+        let us = balance.turn();
+        Some(match (self.limit_plies, self.limit_moves) {
+            (Some(plies), _) => Limit::Plies(plies),
+            (None, moves) => Limit::Moves {
+                moves: moves.unwrap_or(0),
+                strong: match stronger {
+                    Stronger::Us => Some(us),
+                    Stronger::Them => Some(us.opponent()),
+                    Stronger::Unnamed | Stronger::Either => None,
+                },
+            },
+        })
+    }
+}
+
+/// Which side a rule takes for the stronger one, at a position it applies to.
+#[derive(Clone, Copy)]
+enum Stronger {
+    /// The rule names no stronger side.
+    Unnamed,
+    /// The side to move.
+    Us,
+    Them,
+    /// Both sides fit (a king against a king).
+    Either,
+}
+
+/// A rule's limit as an arbiter counts it (see [`Rule::limit_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Reached on this ply of the count.
+    Plies(u16),
+    /// Reached on the stronger side's N-th move of the count. `strong`:
+    /// `None` where either side fits (a king against a king): the count
+    /// is of the side that wins, so the limit is reached once both sides
+    /// have made N moves.
+    Moves { moves: u16, strong: Option<Color> },
 }
 
 /// What [`RuleSet::judge`] reads of a position beyond its material and its
