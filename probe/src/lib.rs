@@ -28,6 +28,7 @@
 //! # Ok::<(), damka::ProbeError>(())
 //! ```
 
+pub mod arbiter;
 pub mod board;
 mod cache;
 mod capi;
@@ -41,6 +42,7 @@ pub mod movegen;
 pub mod moves;
 pub mod notation;
 pub mod perft;
+mod playout;
 pub mod rules;
 mod probe;
 pub mod resolve;
@@ -48,11 +50,13 @@ pub mod value;
 pub mod position;
 pub mod variant;
 
+pub use arbiter::{Arbiter, Ending};
 pub use board::{Bitboard, Color, Square};
 pub use index::SliceIndex;
 pub use material::Material;
 pub use cache::CacheStats;
 pub use moves::Move;
+pub use playout::{PlayedMove, Playout};
 pub use position::{Piece, Position, PositionError, Role, Setup};
 pub use probe::{JudgedMove, OpenOptions, ProbeError, RankedMove, RuleSetId, TableName, Tablebase};
 pub use rules::{Counters, RuleSet, Verdict};

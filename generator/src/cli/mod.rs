@@ -4,6 +4,7 @@ mod audit;
 mod generate;
 mod info;
 mod perft;
+mod play;
 mod probe;
 mod stats;
 mod verify;
@@ -35,6 +36,9 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Probe a position: its value, distance and every legal move's value.
     Probe(probe::ProbeArgs),
+    /// Play a position out to the end of the game, both sides choosing by
+    /// the tables, the draw rules counted as an arbiter counts them.
+    Play(play::PlayArgs),
     /// Which variants, rule sets and slices a directory holds.
     Info(info::InfoArgs),
     /// Per slice: wins against the draw-rule limits, what the limits turn
@@ -50,6 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Verify(args) => verify::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Probe(args) => probe::run(args),
+        Command::Play(args) => play::run(args),
         Command::Info(args) => info::run(args),
         Command::Audit(args) => audit::run(args),
     }

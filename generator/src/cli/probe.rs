@@ -5,20 +5,23 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use damka::{notation, Counters, Material, Move, OpenOptions, RuleSet, RuleSetId, Tablebase, Value, Variant, Verdict, Wdl};
+use damka::{
+    notation, Counters, Material, Move, OpenOptions, Position, RuleSet, RuleSetId, Tablebase, Value, Variant, Verdict, Wdl,
+};
 use serde_json::json;
 
 use super::generate::load_rules;
 use super::parse_fen;
 
+/// A game state and the tables to judge it with (`probe`, `play`).
 #[derive(Args)]
-pub struct ProbeArgs {
+pub(super) struct GameArgs {
     /// The position as FEN: `W:W21,22,K5:B1,2` or, in Russian and
     /// Brazilian, `W:WKc3:Bf6`.
     fen: String,
     /// Game: russian, brazilian, pool, english or italian.
     #[arg(long, default_value = "russian")]
-    variant: Variant,
+    pub variant: Variant,
     /// Directory of the tables.
     #[arg(long, default_value = "data/tables")]
     dir: PathBuf,
@@ -32,6 +35,47 @@ pub struct ProbeArgs {
     /// Plies since the last man move or capture (at most --quiet-plies).
     #[arg(long, value_name = "N", default_value_t = 0)]
     kings_only_plies: u16,
+}
+
+/// A game state read from the command line, and the tables.
+pub(super) struct Game {
+    pub pos: Position,
+    pub counters: Counters,
+    pub tb: Tablebase,
+    /// The rule set the tables were built with, where it is known without
+    /// a rule file.
+    pub rules: Option<RuleSet>,
+}
+
+impl GameArgs {
+    /// Checks the counters and the FEN, then opens the tables.
+    pub fn open(&self) -> Result<Game> {
+        let counters = Counters { quiet: self.quiet_plies, kings_only: self.kings_only_plies };
+        if !counters.is_possible() {
+            bail!(
+                "--kings-only-plies {} is more than --quiet-plies {}: a capture or promotion restarts both counts, \
+                 so the kings-only count is never the larger",
+                counters.kings_only,
+                counters.quiet
+            );
+        }
+        let pos = parse_fen(&self.fen, self.variant)?;
+        let asked = self.rules.as_deref().map(|name| load_rules(Some(name), self.variant)).transpose()?;
+        let mut options = OpenOptions::new(self.variant).cache_bytes(4 << 20);
+        if let Some(rules) = &asked {
+            options = options.rules(RuleSetId { name: rules.name.clone(), hash: rules.hash });
+        }
+        // The error names the directory already.
+        let tb = Tablebase::open(&self.dir, options)?;
+        let rules = asked.or_else(|| known_rules(&tb));
+        Ok(Game { pos, counters, tb, rules })
+    }
+}
+
+#[derive(Args)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    game: GameArgs,
     /// Print JSON (keys: fen, variant, material, rules, value, counters,
     /// no_legal_move, moves).
     #[arg(long)]
@@ -47,25 +91,9 @@ struct Row {
 }
 
 pub fn run(args: ProbeArgs) -> Result<()> {
-    let counters = Counters { quiet: args.quiet_plies, kings_only: args.kings_only_plies };
-    if !counters.is_possible() {
-        bail!(
-            "--kings-only-plies {} is more than --quiet-plies {}: a capture or promotion restarts both counts, \
-             so the kings-only count is never the larger",
-            counters.kings_only,
-            counters.quiet
-        );
-    }
-    let pos = parse_fen(&args.fen, args.variant)?;
-    let asked = args.rules.as_deref().map(|name| load_rules(Some(name), args.variant)).transpose()?;
-    let mut options = OpenOptions::new(args.variant).cache_bytes(4 << 20);
-    if let Some(rules) = &asked {
-        options = options.rules(RuleSetId { name: rules.name.clone(), hash: rules.hash });
-    }
-    // The error names the directory already.
-    let tb = Tablebase::open(&args.dir, options)?;
+    let Game { pos, counters, tb, rules } = args.game.open()?;
+    let variant = args.game.variant;
     let value = tb.probe_value(&pos)?;
-    let rules = asked.or_else(|| known_rules(&tb));
     let (verdict, rows) = match &rules {
         Some(rules) => {
             let verdict = (counters != Counters::default()).then(|| tb.probe_counters(&pos, rules, counters)).transpose()?;
@@ -78,31 +106,26 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         None if counters == Counters::default() => {
             (None, tb.rank_moves(&pos)?.into_iter().map(|m| Row { mv: m.mv, value: m.value, judged: None }).collect())
         }
-        None => bail!(
-            "the tables were built with rule set {}, which is no preset, and {} carries no copy of it \
-             (built before damka.toml): give the rule file with --rules FILE",
-            tb.rules().map_or("unknown".to_string(), |r| r.to_string()),
-            args.dir.display()
-        ),
+        None => return Err(unknown_rules(&tb)),
     };
     let material = Material::of(&if pos.turn() == damka::Color::Black { pos.flip() } else { pos });
-    let fen = damka::fen::write(&pos, args.variant);
+    let fen = damka::fen::write(&pos, variant);
     if args.json {
         let report = json!({
             "fen": fen,
-            "variant": args.variant.name(),
+            "variant": variant.name(),
             "material": material.to_string(),
             "rules": tb.rules().map(|r| json!({ "name": r.name, "hash": format!("{:016x}", r.hash) })),
             "value": value_json(value),
             "counters": verdict.map(|v| verdict_json(counters, v)),
             "no_legal_move": rows.is_empty(),
-            "moves": rows.iter().map(|m| move_json(m, args.variant)).collect::<Vec<_>>(),
+            "moves": rows.iter().map(|m| move_json(m, variant)).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
     let rules_name = tb.rules().map_or("unknown".to_string(), |r| r.name.clone());
-    println!("{fen}  ({}, {material}, rule set {rules_name}, fresh counters)", args.variant);
+    println!("{fen}  ({}, {material}, rule set {rules_name}, fresh counters)", variant);
     if rows.is_empty() {
         println!("value: lost: no legal move");
     } else {
@@ -122,12 +145,12 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         Some((_, v)) => verdict_text(v),
         None => m.value.wdl.name().to_string(),
     };
-    let width = rows.iter().map(|m| notation::write(&m.mv, args.variant).len()).max().unwrap_or(4).max(4);
+    let width = rows.iter().map(|m| notation::write(&m.mv, variant).len()).max().unwrap_or(4).max(4);
     let value_width = rows.iter().map(|m| value_text(m).len()).max().unwrap_or(5).max(12);
     let after_column = if with_counters { "  quiet/kings-only after" } else { "" };
     println!("{:<width$}  {:<value_width$}  {:<5}{after_column}", "move", "value", "plies");
     for m in &rows {
-        let mv = notation::write(&m.mv, args.variant);
+        let mv = notation::write(&m.mv, variant);
         let plies = if m.value.wdl == Wdl::Draw { "-".to_string() } else { m.value.plies.0.to_string() };
         let after = match m.judged {
             Some((after, _)) if with_counters => format!("  {}/{}", after.quiet, after.kings_only),
@@ -136,6 +159,16 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         println!("{mv:<width$}  {:<value_width$}  {plies:<5}{after}", value_text(m));
     }
     Ok(())
+}
+
+/// Why counters cannot be judged: the rule set is not known.
+pub(super) fn unknown_rules(tb: &Tablebase) -> anyhow::Error {
+    anyhow::anyhow!(
+        "the tables were built with rule set {}, which is no preset, and {} carries no copy of it \
+         (built before damka.toml): give the rule file with --rules FILE",
+        tb.rules().map_or("unknown".to_string(), |r| r.to_string()),
+        tb.dir().display()
+    )
 }
 
 /// The rule set the tables were built with, where no rule file is needed:
@@ -149,7 +182,7 @@ fn known_rules(tb: &Tablebase) -> Option<RuleSet> {
 }
 
 /// `win`, or `ambiguous: win or cursed-win`.
-fn verdict_text(v: Verdict) -> String {
+pub(super) fn verdict_text(v: Verdict) -> String {
     match v {
         Verdict::Exact(wdl) => wdl.name().to_string(),
         Verdict::Ambiguous(a, b) => format!("ambiguous: {a} or {b}"),
@@ -167,7 +200,7 @@ fn verdict_json(counters: Counters, v: Verdict) -> serde_json::Value {
 
 /// "win, 7 plies to the next capture, promotion or end of the game" (the
 /// count that resets the binding limit; docs/FORMAT.md).
-fn describe(v: Value) -> String {
+pub(super) fn describe(v: Value) -> String {
     match v.wdl {
         Wdl::Draw => "draw".to_string(),
         wdl if v.plies.0 == 0 => format!("{wdl} (game over)"),
@@ -175,7 +208,7 @@ fn describe(v: Value) -> String {
     }
 }
 
-fn value_json(v: Value) -> serde_json::Value {
+pub(super) fn value_json(v: Value) -> serde_json::Value {
     json!({ "wdl": v.wdl.name(), "plies": v.plies.0 })
 }
 
