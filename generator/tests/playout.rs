@@ -18,7 +18,7 @@ mod support;
 use std::process::Command;
 
 use damka::{
-    fen, notation, Color, Counters, Ending, OpenOptions, Playout, Position, RuleSet, SliceIndex, Tablebase, Variant,
+    fen, notation, Color, Counters, Ending, OpenOptions, Playout, Position, ProbeError, RuleSet, SliceIndex, Tablebase, Variant,
     Verdict, Wdl,
 };
 
@@ -247,6 +247,15 @@ fn russian_play_outs_end_as_the_tables_say() {
         game_text(&game, Variant::Russian)
     );
     assert_eq!(game.moves.len(), 10, "{}", game_text(&game, Variant::Russian));
+
+    // Bad input is an error, never a game: counters no game reaches, and
+    // a position beyond the tables (the error comes when the game gets
+    // there, here at once).
+    let pos = fen::parse("W:WKa1,Kc1,Ke1:BKf8", Variant::Russian).expect("FEN");
+    let impossible = Counters { quiet: 2, kings_only: 3 };
+    assert!(matches!(tb.play_out(&pos, &rules, impossible), Err(ProbeError::ImpossibleCounters { .. })));
+    let six = fen::parse("W:Wa1,c1,e1:Bf8,h8,b8", Variant::Russian).expect("FEN");
+    assert!(matches!(tb.play_out(&six, &rules, Counters::default()), Err(ProbeError::TooManyPieces { .. })));
 
     // The command line plays the same game and says so.
     let d = dir.path().to_str().expect("UTF-8 path");

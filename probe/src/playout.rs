@@ -63,9 +63,9 @@ impl Tablebase {
     /// is read. Errors as for [`Tablebase::rank_moves_with_counters`],
     /// for any position the game reaches.
     pub fn play_out(&self, pos: &Position, rules: &RuleSet, counters: Counters) -> Result<Playout, ProbeError> {
-        // The same check as every probe with counters, before the arbiter
+        // The same checks as every probe with counters, before the arbiter
         // reads them.
-        self.rank_moves_with_counters(pos, rules, counters)?;
+        self.check_counters(rules, counters)?;
         let mut arbiter = Arbiter::new(rules, self.variant(), pos, counters);
         let mut moves = Vec::new();
         let mut at = *pos;

@@ -553,7 +553,7 @@ impl Tablebase {
     }
 
     /// Counters a game can reach, and the rule set the tables were built with.
-    fn check_counters(&self, rules: &RuleSet, counters: Counters) -> Result<(), ProbeError> {
+    pub(crate) fn check_counters(&self, rules: &RuleSet, counters: Counters) -> Result<(), ProbeError> {
         if !counters.is_possible() {
             return Err(ProbeError::ImpossibleCounters { quiet: counters.quiet, kings_only: counters.kings_only });
         }
