@@ -21,7 +21,7 @@
 
 use std::time::Instant;
 
-use damka::movegen::{generate, has_capture, Routes};
+use damka::movegen::{count_moves, generate, has_capture, Routes};
 use damka::{fen, notation, Color, Counters, Move, OpenOptions, Position, Tablebase, Variant, Verdict, Wdl};
 
 /// Scores are for the side to move, in hundredths of a man.
@@ -102,7 +102,7 @@ impl Search<'_> {
             return score;
         }
         if !has_capture(pos, self.variant) {
-            if pos.pieces(pos.turn()).is_empty() || damka::movegen::count_moves(pos, self.variant, Routes::Merge) == 0 {
+            if pos.pieces(pos.turn()).is_empty() || count_moves(pos, self.variant, Routes::Merge) == 0 {
                 return ply - WIN;
             }
             return evaluate(pos);
