@@ -12,7 +12,7 @@ use std::sync::Arc;
 use damka::format::{Kind, BLOCK_ENTRY_LEN, HEADER_LEN};
 use damka::movegen::has_capture;
 use damka::{
-    fen, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
+    fen, Cached, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
 };
 use damka_generator::driver::solve_in_memory;
 use damka_generator::solver::{Metric, Options};
@@ -346,4 +346,65 @@ fn eight_threads_answer_as_one() {
     });
     let stats = shared.cache_stats();
     assert!(stats.evictions > 0 && stats.bytes <= 128 << 10, "{stats:?}");
+}
+
+#[test]
+fn conditional_probes_answer_only_from_the_cache() {
+    let tables = support::generate("probe-cached", Variant::Russian, 3);
+    let cold = open(tables.path(), 64 << 20);
+    let reference = open(tables.path(), 64 << 20);
+    let all: Vec<Position> = cold.materials().into_iter().flat_map(positions).flat_map(|p| [p, p.flip()]).collect();
+    let (mut answered, mut captures) = (0, 0);
+    for pos in all.iter().step_by(97) {
+        let capture = has_capture(pos, Variant::Russian);
+        let before = (cold.probe_wdl_cached(pos).unwrap(), cold.probe_value_cached(pos).unwrap());
+        if before.0 != Cached::NotInCache {
+            // Only positions whose blocks an earlier probe loaded answer.
+            assert_eq!(before.0, Cached::Answer(reference.probe_wdl(pos).unwrap()), "{pos:?}");
+            answered += 1;
+        }
+        let value = cold.probe_value(pos).unwrap();
+        assert_eq!(value, reference.probe_value(pos).unwrap(), "{pos:?}");
+        assert_eq!(cold.probe_wdl_cached(pos).unwrap(), Cached::Answer(value.wdl), "{pos:?}");
+        assert_eq!(cold.probe_value_cached(pos).unwrap(), Cached::Answer(value), "{pos:?}");
+        captures += capture as usize;
+    }
+    assert!(captures > 100 && answered > 0, "{captures} capture positions, {answered} answered early");
+
+    // A fresh handle has read nothing: it answers only capture positions
+    // whose captures take the last pieces (no table needed), and a cache
+    // of 0 bytes holds nothing.
+    let fresh = open(tables.path(), 64 << 20);
+    let none = open(tables.path(), 0);
+    let mut not_cached = 0;
+    for pos in all.iter().step_by(101) {
+        match fresh.probe_wdl_cached(pos).unwrap() {
+            Cached::NotInCache => not_cached += 1,
+            Cached::Answer(wdl) => {
+                assert!(has_capture(pos, Variant::Russian), "{pos:?}");
+                assert_eq!(wdl, reference.probe_wdl(pos).unwrap(), "{pos:?}");
+            }
+        }
+        none.probe_value(pos).unwrap();
+        if none.probe_value_cached(pos).unwrap() != Cached::NotInCache {
+            assert!(has_capture(pos, Variant::Russian), "{pos:?}");
+        }
+    }
+    assert!(not_cached > all.len() / 101 / 2, "{not_cached}");
+    // A capture position into a slice not yet read stays not in cache
+    // after its own slice's block is loaded.
+    let capture = fen::parse("W:WKa1:Bd4,h8", Variant::Russian).unwrap();
+    let quiet = fen::parse("W:WKa1:Bb6,h8", Variant::Russian).unwrap();
+    assert!(has_capture(&capture, Variant::Russian) && !has_capture(&quiet, Variant::Russian));
+    let tb = open(tables.path(), 64 << 20);
+    let quiet_wdl = tb.probe_wdl(&quiet).unwrap();
+    assert_eq!(tb.probe_wdl_cached(&capture).unwrap(), Cached::NotInCache);
+    assert_eq!(tb.probe_wdl_cached(&quiet).unwrap(), Cached::Answer(quiet_wdl));
+    let capture_wdl = tb.probe_wdl(&capture).unwrap();
+    assert_eq!(tb.probe_wdl_cached(&capture).unwrap(), Cached::Answer(capture_wdl));
+    // A side without pieces needs no table.
+    let won = fen::parse("B:WKa1:B", Variant::Russian).unwrap();
+    assert_eq!(fresh.probe_wdl_cached(&won).unwrap(), Cached::Answer(Wdl::Loss));
+    // No table for the material: an error, not "not in cache".
+    assert!(matches!(fresh.probe_wdl_cached(&fen::parse("W:WKa1,Kc1,Ke1:Bh8", Variant::Russian).unwrap()), Err(ProbeError::TooManyPieces { .. })));
 }

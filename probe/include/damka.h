@@ -9,8 +9,8 @@
  *
  * Conventions
  *  - Every function but damka_close, damka_error_message and
- *    damka_status_name returns a status: DAMKA_OK (0) or a negative
- *    DAMKA_ERR_* code. Results go through pointer arguments, which are
+ *    damka_status_name returns a status: DAMKA_OK (0), a negative
+ *    DAMKA_ERR_* code, or (conditional probes only) DAMKA_NOT_IN_CACHE (1). Results go through pointer arguments, which are
  *    written only on success (unless said otherwise).
  *  - After a failure, damka_error_message() describes it (which table is
  *    missing or damaged, which square is wrong, ...).
@@ -55,6 +55,9 @@ extern "C" {
 
 /* Status codes. */
 #define DAMKA_OK 0
+/* A conditional probe (the *_cached functions) that would have had to read a
+ * table file: no answer, nothing read, not an error. */
+#define DAMKA_NOT_IN_CACHE 1
 /* No table for this material in the directory (the message names the file),
    or none of the game at all (the message says so). */
 #define DAMKA_ERR_MISSING_TABLE (-1)
@@ -139,6 +142,46 @@ int damka_probe_wdl(const damka_tablebase *tb, uint32_t white, uint32_t black, u
 /* The result and distance of a position given as masks. */
 int damka_probe_value(const damka_tablebase *tb, uint32_t white, uint32_t black, uint32_t kings,
                       int side_to_move, damka_value *value);
+
+/*
+ * Conditional probes: damka_probe_wdl and damka_probe_value, answered only
+ * if no file needs reading, i.e. every block the answer needs (those of the
+ * smaller slices a capture position's captures lead to included) is in the
+ * cache already and its table file open. Otherwise they return
+ * DAMKA_NOT_IN_CACHE at once and leave the result alone; a search can go on
+ * without the answer (an ordinary probe of the position loads the blocks).
+ */
+int damka_probe_wdl_cached(const damka_tablebase *tb, uint32_t white, uint32_t black, uint32_t kings,
+                           int side_to_move, int *wdl);
+int damka_probe_value_cached(const damka_tablebase *tb, uint32_t white, uint32_t black, uint32_t kings,
+                             int side_to_move, damka_value *value);
+
+/*
+ * Slices by number, for interfaces that address a table and an index in it
+ * (EdAccess). A slice is the tables of one material seen from the side to
+ * move; its number (0 .. slices-1, fewest pieces first) holds for the open
+ * handle only. Positions here have White to move (flip a position with
+ * Black to move: colours swapped and the board turned).
+ */
+
+/* The number of the slice with these pieces for White (to move) and Black;
+ * DAMKA_ERR_MISSING_TABLE if the directory holds no table for them. */
+int damka_slice(const damka_tablebase *tb, int white_men, int white_kings, int black_men, int black_kings,
+                int *slice);
+
+/* The slice number of a position (White to move) and its index in the slice,
+ * 0 .. positions-1 (damka's own index: docs/FORMAT.md). */
+int damka_slice_index(const damka_tablebase *tb, uint32_t white, uint32_t black, uint32_t kings, int *slice,
+                      uint64_t *index);
+
+/* The result (DAMKA_LOSS .. DAMKA_WIN, White to move) of the position at
+ * `index` in slice `slice`; a capture position is answered through its
+ * captures. With `conditional` non-zero, as damka_probe_wdl_cached. */
+int damka_probe_slice_index(const damka_tablebase *tb, int slice, uint64_t index, int conditional, int *wdl);
+
+/* *in_cache = 1 if every block of the slice's result table is in the cache
+ * (probes of it read no file), else 0. */
+int damka_slice_in_cache(const damka_tablebase *tb, int slice, int *in_cache);
 
 /*
  * Every legal move of the position with its value for the mover, best

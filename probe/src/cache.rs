@@ -176,6 +176,23 @@ impl BlockCache {
         Ok(value)
     }
 
+    /// Reads the block `key` with `read` if it is cached; `None` (and
+    /// nothing loaded) if not.
+    #[inline]
+    pub(crate) fn cached_block<T>(&self, key: u64, read: impl Fn(&[u8]) -> T) -> Option<T> {
+        let mut shard = self.shard(key);
+        let shard = &mut *shard;
+        let slot = shard.slots.get_mut(&key)?;
+        shard.hits += 1;
+        slot.referenced = true;
+        Some(read(&slot.data))
+    }
+
+    /// Whether the block `key` is cached (without marking it read).
+    pub(crate) fn contains(&self, key: u64) -> bool {
+        self.shard(key).slots.contains_key(&key)
+    }
+
     pub(crate) fn stats(&self) -> CacheStats {
         let mut stats = CacheStats { budget: self.budget, ..CacheStats::default() };
         for shard in self.shards.iter() {

@@ -15,11 +15,14 @@ use crate::directory::ManifestError;
 use crate::fen;
 use crate::notation;
 use crate::position::{Position, Setup};
-use crate::probe::{OpenOptions, ProbeError, RankedMove, Tablebase};
+use crate::material::Material;
+use crate::probe::{Cached, OpenOptions, ProbeError, RankedMove, Tablebase};
 use crate::value::{Value, Wdl};
 use crate::variant::Variant;
 
 pub const DAMKA_OK: c_int = 0;
+/// A conditional probe that would have to read a file: no answer, no error.
+pub const DAMKA_NOT_IN_CACHE: c_int = 1;
 pub const DAMKA_ERR_MISSING_TABLE: c_int = -1;
 pub const DAMKA_ERR_TOO_MANY_PIECES: c_int = -2;
 pub const DAMKA_ERR_DAMAGED: c_int = -3;
@@ -54,9 +57,9 @@ pub struct DamkaRankedMove {
 }
 
 #[derive(Debug)]
-struct Failure {
-    code: c_int,
-    message: String,
+pub(crate) struct Failure {
+    pub(crate) code: c_int,
+    pub(crate) message: String,
 }
 
 impl From<ProbeError> for Failure {
@@ -77,7 +80,7 @@ impl From<ProbeError> for Failure {
     }
 }
 
-fn invalid_argument(message: impl Into<String>) -> Failure {
+pub(crate) fn invalid_argument(message: impl Into<String>) -> Failure {
     Failure { code: DAMKA_ERR_INVALID_ARGUMENT, message: message.into() }
 }
 
@@ -92,8 +95,14 @@ fn set_last_error(message: &str) {
 
 /// Runs `body`, turning errors and panics into a status code.
 fn guard(body: impl FnOnce() -> Result<(), Failure>) -> c_int {
+    guard_status(|| body().map(|()| DAMKA_OK))
+}
+
+/// [`guard`] for a body that picks its own status on success
+/// (`DAMKA_NOT_IN_CACHE`).
+pub(crate) fn guard_status(body: impl FnOnce() -> Result<c_int, Failure>) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => DAMKA_OK,
+        Ok(Ok(status)) => status,
         Ok(Err(f)) => {
             set_last_error(&f.message);
             f.code
@@ -166,6 +175,23 @@ fn position_from_masks(white: u32, black: u32, kings: u32, side_to_move: c_int) 
         turn: Some(turn),
     };
     Position::from_setup(&setup).map_err(|e| invalid(e.to_string()))
+}
+
+/// Runs `probe` on the handle and the position of the masks, as the mask
+/// functions of damka.h all do.
+///
+/// # Safety
+/// `tb` is null or a live handle.
+unsafe fn with_masks(
+    tb: *const DamkaTablebase,
+    (white, black, kings, side_to_move): (u32, u32, u32, c_int),
+    probe: impl FnOnce(&Tablebase, &Position) -> Result<c_int, Failure>,
+) -> c_int {
+    guard_status(|| {
+        // SAFETY: caller's contract.
+        let tb = unsafe { tb_arg(tb)? };
+        probe(tb, &position_from_masks(white, black, kings, side_to_move)?)
+    })
 }
 
 fn position_from_fen(tb: &Tablebase, text: &str) -> Result<Position, Failure> {
@@ -321,13 +347,8 @@ pub unsafe extern "C" fn damka_probe_wdl(
     side_to_move: c_int,
     wdl: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: caller's contract.
-        let tb = unsafe { tb_arg(tb)? };
-        let result = tb.probe_wdl(&position_from_masks(white, black, kings, side_to_move)?)?;
-        // SAFETY: caller's contract.
-        unsafe { write_out(wdl, result as c_int) }
-    })
+    // SAFETY: caller's contract (here and in the closure).
+    unsafe { with_masks(tb, (white, black, kings, side_to_move), |tb, pos| write_status(wdl, tb.probe_wdl(pos)? as c_int)) }
 }
 
 /// See damka.h.
@@ -343,12 +364,176 @@ pub unsafe extern "C" fn damka_probe_value(
     side_to_move: c_int,
     value: *mut DamkaValue,
 ) -> c_int {
+    // SAFETY: caller's contract (here and in the closure).
+    unsafe { with_masks(tb, (white, black, kings, side_to_move), |tb, pos| write_status(value, c_value(tb.probe_value(pos)?))) }
+}
+
+/// Writes `value` and says DAMKA_OK.
+///
+/// # Safety
+/// `out` is null or writable.
+unsafe fn write_status<T>(out: *mut T, value: T) -> Result<c_int, Failure> {
+    // SAFETY: caller's contract.
+    unsafe { write_out(out, value).map(|()| DAMKA_OK) }
+}
+
+/// Writes a conditional probe's answer, or says it has none.
+///
+/// # Safety
+/// `out` is null or writable.
+unsafe fn write_cached<T, C>(cached: Cached<T>, out: *mut C, convert: impl FnOnce(T) -> C) -> Result<c_int, Failure> {
+    match cached {
+        // SAFETY: caller's contract.
+        Cached::Answer(answer) => unsafe { write_status(out, convert(answer)) },
+        Cached::NotInCache => Ok(DAMKA_NOT_IN_CACHE),
+    }
+}
+
+/// See damka.h.
+///
+/// # Safety
+/// `tb` is a live handle, `wdl` writable.
+#[no_mangle]
+pub unsafe extern "C" fn damka_probe_wdl_cached(
+    tb: *const DamkaTablebase,
+    white: u32,
+    black: u32,
+    kings: u32,
+    side_to_move: c_int,
+    wdl: *mut c_int,
+) -> c_int {
+    // SAFETY: caller's contract (here and in the closure).
+    unsafe {
+        with_masks(tb, (white, black, kings, side_to_move), |tb, pos| write_cached(tb.probe_wdl_cached(pos)?, wdl, |w| w as c_int))
+    }
+}
+
+/// See damka.h.
+///
+/// # Safety
+/// `tb` is a live handle, `value` writable.
+#[no_mangle]
+pub unsafe extern "C" fn damka_probe_value_cached(
+    tb: *const DamkaTablebase,
+    white: u32,
+    black: u32,
+    kings: u32,
+    side_to_move: c_int,
+    value: *mut DamkaValue,
+) -> c_int {
+    // SAFETY: caller's contract (here and in the closure).
+    unsafe {
+        with_masks(tb, (white, black, kings, side_to_move), |tb, pos| write_cached(tb.probe_value_cached(pos)?, value, c_value))
+    }
+}
+
+/// A slice number from C.
+fn slice_arg(tb: &Tablebase, slice: c_int) -> Result<(usize, &crate::index::SliceIndex), Failure> {
+    usize::try_from(slice)
+        .ok()
+        .and_then(|n| Some((n, tb.slice_index(n)?)))
+        .ok_or_else(|| invalid_argument(format!("no slice number {slice} (the directory has {})", tb.materials().len())))
+}
+
+/// See damka.h.
+///
+/// # Safety
+/// `tb` is a live handle, `slice` writable.
+#[no_mangle]
+pub unsafe extern "C" fn damka_slice(
+    tb: *const DamkaTablebase,
+    white_men: c_int,
+    white_kings: c_int,
+    black_men: c_int,
+    black_kings: c_int,
+    slice: *mut c_int,
+) -> c_int {
     guard(|| {
         // SAFETY: caller's contract.
         let tb = unsafe { tb_arg(tb)? };
-        let result = tb.probe_value(&position_from_masks(white, black, kings, side_to_move)?)?;
+        let count = |n: c_int| u8::try_from(n).map_err(|_| invalid_argument(format!("piece count {n}")));
+        let material = Material::new(count(white_kings)?, count(white_men)?, count(black_kings)?, count(black_men)?);
+        let number = tb.slice_number(material).ok_or_else(|| Failure {
+            code: DAMKA_ERR_MISSING_TABLE,
+            message: format!("no table for {material} in {}", tb.dir().display()),
+        })?;
         // SAFETY: caller's contract.
-        unsafe { write_out(value, c_value(result)) }
+        unsafe { write_out(slice, number as c_int) }
+    })
+}
+
+/// See damka.h.
+///
+/// # Safety
+/// `tb` is a live handle, `slice` and `index` writable.
+#[no_mangle]
+pub unsafe extern "C" fn damka_slice_index(
+    tb: *const DamkaTablebase,
+    white: u32,
+    black: u32,
+    kings: u32,
+    slice: *mut c_int,
+    index: *mut u64,
+) -> c_int {
+    guard(|| {
+        // SAFETY: caller's contract.
+        let tb = unsafe { tb_arg(tb)? };
+        let pos = position_from_masks(white, black, kings, 0)?;
+        let material = Material::of(&pos);
+        let number = tb.slice_number(material).ok_or_else(|| Failure {
+            code: DAMKA_ERR_MISSING_TABLE,
+            message: format!("no table for {material} in {}", tb.dir().display()),
+        })?;
+        let (_, slice_index) = slice_arg(tb, number as c_int)?;
+        let at = slice_index.index(&pos).ok_or_else(|| invalid_argument("position outside its slice"))?;
+        // SAFETY: caller's contract.
+        unsafe {
+            write_out(slice, number as c_int)?;
+            write_out(index, at)
+        }
+    })
+}
+
+/// See damka.h.
+///
+/// # Safety
+/// `tb` is a live handle, `wdl` writable.
+#[no_mangle]
+pub unsafe extern "C" fn damka_probe_slice_index(
+    tb: *const DamkaTablebase,
+    slice: c_int,
+    index: u64,
+    conditional: c_int,
+    wdl: *mut c_int,
+) -> c_int {
+    guard_status(|| {
+        // SAFETY: caller's contract.
+        let tb = unsafe { tb_arg(tb)? };
+        let (_, slice_index) = slice_arg(tb, slice)?;
+        if index >= slice_index.size() {
+            return Err(invalid_argument(format!("index {index}: slice {slice} holds {}", slice_index.size())));
+        }
+        // The position itself, so that a capture position (stored as
+        // "don't care") is answered through its captures.
+        let pos = slice_index.position(index);
+        let cached = if conditional != 0 { tb.probe_wdl_cached(&pos)? } else { Cached::Answer(tb.probe_wdl(&pos)?) };
+        // SAFETY: caller's contract.
+        unsafe { write_cached(cached, wdl, |w| w as c_int) }
+    })
+}
+
+/// See damka.h.
+///
+/// # Safety
+/// `tb` is a live handle, `in_cache` writable.
+#[no_mangle]
+pub unsafe extern "C" fn damka_slice_in_cache(tb: *const DamkaTablebase, slice: c_int, in_cache: *mut c_int) -> c_int {
+    guard(|| {
+        // SAFETY: caller's contract.
+        let tb = unsafe { tb_arg(tb)? };
+        let (number, _) = slice_arg(tb, slice)?;
+        // SAFETY: caller's contract.
+        unsafe { write_out(in_cache, tb.slice_in_cache(number) as c_int) }
     })
 }
 
@@ -463,6 +648,7 @@ pub extern "C" fn damka_error_message() -> *const c_char {
 pub extern "C" fn damka_status_name(status: c_int) -> *const c_char {
     let name: &'static CStr = match status {
         DAMKA_OK => c"ok",
+        DAMKA_NOT_IN_CACHE => c"not in cache",
         DAMKA_ERR_MISSING_TABLE => c"missing table",
         DAMKA_ERR_TOO_MANY_PIECES => c"too many pieces",
         DAMKA_ERR_DAMAGED => c"damaged table",

@@ -58,7 +58,7 @@ pub use cache::CacheStats;
 pub use moves::Move;
 pub use playout::{PlayedMove, Playout};
 pub use position::{Piece, Position, PositionError, Role, Setup};
-pub use probe::{JudgedMove, OpenOptions, ProbeError, RankedMove, RuleSetId, TableName, Tablebase};
+pub use probe::{Cached, JudgedMove, OpenOptions, ProbeError, RankedMove, RuleSetId, TableName, Tablebase};
 pub use rules::{Counters, RuleSet, Verdict};
 pub use value::{Plies, Value, Wdl};
 pub use variant::Variant;

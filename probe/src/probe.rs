@@ -259,6 +259,12 @@ fn kind_number(kind: Kind) -> usize {
     }
 }
 
+/// The cache's key of a block: slice, kind and block number.
+#[inline]
+fn block_key(slice: usize, kind: Kind, block: u64) -> u64 {
+    (((slice * 2 + kind_number(kind)) as u64) << 32) | block
+}
+
 fn kind_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Wdl => "WDL",
@@ -431,6 +437,27 @@ impl Tablebase {
         self.slices.iter().map(|s| s.material).collect()
     }
 
+    /// The number of the slice of `material` among [`Tablebase::materials`]
+    /// (for callers that name slices by number, as the EdAccess interface
+    /// does); `None` if the directory has no table for it.
+    pub fn slice_number(&self, material: Material) -> Option<usize> {
+        self.by_material.get(material)
+    }
+
+    /// The indexer of slice number `slice`; `None` past the last slice.
+    pub fn slice_index(&self, slice: usize) -> Option<&SliceIndex> {
+        self.slices.get(slice).map(|s| &s.index)
+    }
+
+    /// Whether every block of slice `slice`'s result table is in the cache
+    /// (false for a slice number past the last, or a table not open yet).
+    pub fn slice_in_cache(&self, slice: usize) -> bool {
+        let Ok(Some(table)) = self.opened_table(slice, Kind::Wdl) else {
+            return false;
+        };
+        (0..table.file.header().blocks as u64).all(|block| self.cache.contains(block_key(slice, Kind::Wdl, block)))
+    }
+
     /// Hits, misses and memory of the block cache.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
@@ -445,13 +472,7 @@ impl Tablebase {
     /// position whose side to move must capture is resolved by its
     /// captures (the tables do not store it), down to quiet positions.
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        match self.locate(pos)? {
-            Located::Decided(v) => Ok(v.wdl),
-            Located::Entry { slice, index } => match self.resolve(pos)? {
-                Some(v) => Ok(v.wdl),
-                None => self.code(slice, index),
-            },
-        }
+        self.wdl::<Load>(pos)
     }
 
     /// The result for the side to move and, for a win or a loss, the plies
@@ -460,32 +481,63 @@ impl Tablebase {
     /// [`Tablebase::probe_wdl`]). This is the stored value: for fresh
     /// move-limit counters under [`Tablebase::rules`].
     pub fn probe_value(&self, pos: &Position) -> Result<Value, ProbeError> {
+        self.value::<Load>(pos)
+    }
+
+    /// [`Tablebase::probe_wdl`] only if no file needs reading: every block
+    /// the answer needs (those of the slices a capture position's captures
+    /// lead to included) is already in the cache, and its table open.
+    /// [`Cached::NotInCache`] otherwise, having read nothing; an engine's
+    /// search can then go on without the answer rather than wait for the
+    /// disk.
+    pub fn probe_wdl_cached(&self, pos: &Position) -> Result<Cached<Wdl>, ProbeError> {
+        Cached::of(self.wdl::<CacheOnly>(pos))
+    }
+
+    /// [`Tablebase::probe_value`] only if no file needs reading (its
+    /// result and distance blocks are both cached), as
+    /// [`Tablebase::probe_wdl_cached`].
+    pub fn probe_value_cached(&self, pos: &Position) -> Result<Cached<Value>, ProbeError> {
+        Cached::of(self.value::<CacheOnly>(pos))
+    }
+
+    fn wdl<A: Access>(&self, pos: &Position) -> Result<Wdl, A::Error> {
+        match self.locate(pos)? {
+            Located::Decided(v) => Ok(v.wdl),
+            Located::Entry { slice, index } => match self.resolve::<A>(pos)? {
+                Some(v) => Ok(v.wdl),
+                None => self.code::<A>(slice, index),
+            },
+        }
+    }
+
+    fn value<A: Access>(&self, pos: &Position) -> Result<Value, A::Error> {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v),
             Located::Entry { slice, index } => {
-                if let Some(v) = self.resolve(pos)? {
+                if let Some(v) = self.resolve::<A>(pos)? {
                     return Ok(v);
                 }
-                let wdl = self.code(slice, index)?;
+                let wdl = self.code::<A>(slice, index)?;
                 if wdl == Wdl::Draw {
                     return Ok(Value::DRAW);
                 }
-                Ok(Value::new(wdl, self.entry(slice, Kind::Distance, index)?))
+                Ok(Value::new(wdl, self.entry::<A>(slice, Kind::Distance, index)?))
             }
         }
     }
 
     /// The value of a capture position from the results its captures lead
     /// to; `None` for a quiet position.
-    fn resolve(&self, pos: &Position) -> Result<Option<Value>, ProbeError> {
+    fn resolve<A: Access>(&self, pos: &Position) -> Result<Option<Value>, A::Error> {
         let mut moves = Vec::new();
-        resolve::capture_value(pos, self.variant, &mut moves, |after| self.probe_wdl(after).map(|w| Value::new(w, 0)))
+        resolve::capture_value(pos, self.variant, &mut moves, |after| self.wdl::<A>(after).map(|w| Value::new(w, 0)))
     }
 
     /// The stored result code of a quiet position.
     #[inline]
-    fn code(&self, slice: usize, index: u64) -> Result<Wdl, ProbeError> {
-        Ok(decode(self.entry(slice, Kind::Wdl, index)?).wdl)
+    fn code<A: Access>(&self, slice: usize, index: u64) -> Result<Wdl, A::Error> {
+        Ok(decode(self.entry::<A>(slice, Kind::Wdl, index)?).wdl)
     }
 
     /// The result of the game state (`pos` with move-limit `counters`)
@@ -595,28 +647,43 @@ impl Tablebase {
 
     /// The raw entry (result code or distance) at `index`.
     #[inline]
-    fn entry(&self, slice: usize, kind: Kind, index: u64) -> Result<u16, ProbeError> {
-        let table = self.table(slice, kind)?;
+    fn entry<A: Access>(&self, slice: usize, kind: Kind, index: u64) -> Result<u16, A::Error> {
+        let table = A::table(self, slice, kind)?;
         let (block, at) = table.locate(index);
-        let key = (((slice * 2 + kind_number(kind)) as u64) << 32) | block;
+        let key = block_key(slice, kind, block);
         let load = || {
             let raw = table.file.read_block(block as u32).and_then(|raw| check_entries(raw, kind, block as u32));
             raw.map_err(|e| ProbeError::damaged(&self.table_path(self.slices[slice].material, kind), e))
         };
         match table.file.header().entry_bytes {
-            1 => self.cache.with_block(key, load, |b| b[at] as u16),
-            _ => self.cache.with_block(key, load, |b| u16::from_le_bytes([b[2 * at], b[2 * at + 1]])),
+            1 => A::block(&self.cache, key, load, |b| b[at] as u16),
+            _ => A::block(&self.cache, key, load, |b| u16::from_le_bytes([b[2 * at], b[2 * at + 1]])),
         }
     }
 
+    /// The table of `slice` and `kind`, opened and checked on first use.
     #[inline]
     fn table(&self, slice: usize, kind: Kind) -> Result<&Table, ProbeError> {
+        let (s, slot) = self.table_slot(slice, kind)?;
+        slot.table.get_or_init(|| self.open_table(s, kind)).as_ref().map_err(Clone::clone)
+    }
+
+    /// The table of `slice` and `kind` if it is open already: opening
+    /// reads the file.
+    #[inline]
+    fn opened_table(&self, slice: usize, kind: Kind) -> Result<Option<&Table>, ProbeError> {
+        let (_, slot) = self.table_slot(slice, kind)?;
+        slot.table.get().map(|t| t.as_ref().map_err(Clone::clone)).transpose()
+    }
+
+    #[inline]
+    fn table_slot(&self, slice: usize, kind: Kind) -> Result<(&Slice, &TableSlot), ProbeError> {
         let s = &self.slices[slice];
         let slot = &s.tables[kind_number(kind)];
         if !slot.present {
             return Err(self.missing(s.material, kind));
         }
-        slot.table.get_or_init(|| self.open_table(s, kind)).as_ref().map_err(Clone::clone)
+        Ok((s, slot))
     }
 
     fn open_table(&self, slice: &Slice, kind: Kind) -> Result<Table, ProbeError> {
@@ -646,6 +713,97 @@ impl Tablebase {
         let block_positions = h.block_positions as u64;
         let block_shift = block_positions.is_power_of_two().then(|| block_positions.trailing_zeros());
         Ok(Table { file, block_positions, block_shift })
+    }
+}
+
+/// The answer of a conditional probe ([`Tablebase::probe_wdl_cached`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cached<T> {
+    /// Every block the answer needs was in the cache.
+    Answer(T),
+    /// Some block the answer needs is not in the cache (or its table file
+    /// is not open yet): answering would read the disk.
+    NotInCache,
+}
+
+impl<T> Cached<T> {
+    fn of(result: Result<T, Miss>) -> Result<Cached<T>, ProbeError> {
+        match result {
+            Ok(answer) => Ok(Cached::Answer(answer)),
+            Err(Miss::NotInCache) => Ok(Cached::NotInCache),
+            Err(Miss::Failed(e)) => Err(e),
+        }
+    }
+}
+
+/// Why a conditional probe has no answer.
+enum Miss {
+    NotInCache,
+    Failed(ProbeError),
+}
+
+impl From<ProbeError> for Miss {
+    fn from(e: ProbeError) -> Miss {
+        Miss::Failed(e)
+    }
+}
+
+/// How a probe reaches the blocks it needs: [`Load`] reads and
+/// decompresses a block that is not cached, [`CacheOnly`] gives up. The
+/// probe code is generic over it, so ordinary probes pay nothing for
+/// conditional ones.
+trait Access {
+    type Error: From<ProbeError>;
+
+    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Self::Error>;
+
+    fn block<T>(
+        cache: &BlockCache,
+        key: u64,
+        load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
+        read: impl Fn(&[u8]) -> T,
+    ) -> Result<T, Self::Error>;
+}
+
+struct Load;
+
+impl Access for Load {
+    type Error = ProbeError;
+
+    #[inline]
+    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, ProbeError> {
+        tb.table(slice, kind)
+    }
+
+    #[inline]
+    fn block<T>(
+        cache: &BlockCache,
+        key: u64,
+        load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
+        read: impl Fn(&[u8]) -> T,
+    ) -> Result<T, ProbeError> {
+        cache.with_block(key, load, read)
+    }
+}
+
+struct CacheOnly;
+
+impl Access for CacheOnly {
+    type Error = Miss;
+
+    #[inline]
+    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Miss> {
+        tb.opened_table(slice, kind)?.ok_or(Miss::NotInCache)
+    }
+
+    #[inline]
+    fn block<T>(
+        cache: &BlockCache,
+        key: u64,
+        _load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
+        read: impl Fn(&[u8]) -> T,
+    ) -> Result<T, Miss> {
+        cache.cached_block(key, read).ok_or(Miss::NotInCache)
     }
 }
 
