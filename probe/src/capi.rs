@@ -149,7 +149,7 @@ unsafe fn write_out<T>(out: *mut T, value: T) -> Result<(), Failure> {
 }
 
 /// A position from masks where bit n-1 stands for PDN square n.
-fn position_from_masks(white: u32, black: u32, kings: u32, side_to_move: c_int) -> Result<Position, Failure> {
+pub(crate) fn position_from_masks(white: u32, black: u32, kings: u32, side_to_move: c_int) -> Result<Position, Failure> {
     let turn = match side_to_move {
         0 => Color::White,
         1 => Color::Black,

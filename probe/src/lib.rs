@@ -32,6 +32,7 @@ pub mod arbiter;
 pub mod board;
 mod cache;
 mod capi;
+mod egdb;
 pub mod directory;
 pub mod fen;
 pub mod format;

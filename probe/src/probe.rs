@@ -458,6 +458,39 @@ impl Tablebase {
         (0..table.file.header().blocks as u64).all(|block| self.cache.contains(block_key(slice, Kind::Wdl, block)))
     }
 
+    /// Reads every block of every table file, checking each one's checksum
+    /// and values, as a probe would; `each_file` hears of every file with
+    /// its failure, if any. Stops early when `abort` says so. Returns the
+    /// number of files that failed.
+    pub fn check_tables(
+        &self,
+        mut each_file: impl FnMut(&Path, Option<&ProbeError>),
+        abort: impl Fn() -> bool,
+    ) -> usize {
+        let mut failed = 0;
+        for (slice, s) in self.slices.iter().enumerate() {
+            for kind in [Kind::Wdl, Kind::Distance].into_iter().filter(|&k| s.tables[kind_number(k)].present) {
+                let check = || -> Result<(), ProbeError> {
+                    let table = self.table(slice, kind)?;
+                    for block in 0..table.file.header().blocks {
+                        if abort() {
+                            return Ok(());
+                        }
+                        self.read_block(table, slice, kind, block)?;
+                    }
+                    Ok(())
+                };
+                let result = check();
+                failed += result.is_err() as usize;
+                each_file(&self.table_path(s.material, kind), result.as_ref().err());
+                if abort() {
+                    return failed;
+                }
+            }
+        }
+        failed
+    }
+
     /// Hits, misses and memory of the block cache.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
@@ -651,14 +684,18 @@ impl Tablebase {
         let table = A::table(self, slice, kind)?;
         let (block, at) = table.locate(index);
         let key = block_key(slice, kind, block);
-        let load = || {
-            let raw = table.file.read_block(block as u32).and_then(|raw| check_entries(raw, kind, block as u32));
-            raw.map_err(|e| ProbeError::damaged(&self.table_path(self.slices[slice].material, kind), e))
-        };
+        let load = || self.read_block(table, slice, kind, block as u32);
         match table.file.header().entry_bytes {
             1 => A::block(&self.cache, key, load, |b| b[at] as u16),
             _ => A::block(&self.cache, key, load, |b| u16::from_le_bytes([b[2 * at], b[2 * at + 1]])),
         }
+    }
+
+    /// Block `block` of `table` (of `slice` and `kind`), decompressed and
+    /// checked.
+    fn read_block(&self, table: &Table, slice: usize, kind: Kind, block: u32) -> Result<Box<[u8]>, ProbeError> {
+        let raw = table.file.read_block(block).and_then(|raw| check_entries(raw, kind, block));
+        raw.map_err(|e| ProbeError::damaged(&self.table_path(self.slices[slice].material, kind), e))
     }
 
     /// The table of `slice` and `kind`, opened and checked on first use.

@@ -53,3 +53,31 @@ pub fn generate_into(dir: &Path, variant: Variant, pieces: u8, rules: &str) -> S
     let job = Job { variant, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false };
     driver::run(&job).expect("generate tables")
 }
+
+/// The directory of the profile this test was built in
+/// (`<target dir>/<profile>`), whatever CARGO_TARGET_DIR says: the test
+/// executable lives in its `deps` folder, next to which cargo puts
+/// libdamka.a and libdamka.so.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let deps = exe.parent().expect("deps directory");
+    deps.parent().expect("profile directory").to_path_buf()
+}
+
+/// The newest file called `name` in the profile directory or its `deps`.
+pub fn find_library(name: &str) -> PathBuf {
+    let profile = profile_dir();
+    [profile.join(name), profile.join("deps").join(name)]
+        .into_iter()
+        .filter(|p| p.is_file())
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .unwrap_or_else(|| panic!("{name} not found in {} or its deps/", profile.display()))
+}
+
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+}
+
+
+/// The system libraries a program linked with libdamka.a needs.
+pub const STATIC_LIB_DEPS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-lgcc_s", "-lc"];
