@@ -183,8 +183,17 @@ fn main() {
         for (kind, value) in [("wdl", false), ("value", true)] {
             let tb = open(big);
             time_probes(&tb, &positions, 1, 1, value);
+            let mut one_thread_cpu = None;
             for threads in [1, 2] {
                 let t = time_probes(&tb, &positions, rounds, threads, value);
+                // CPU per probe against one thread's: 1.0 when probes
+                // scale with threads.
+                let ratio = if threads == 1 {
+                    one_thread_cpu = t.cpu_ns;
+                    None
+                } else {
+                    t.cpu_ns.zip(one_thread_cpu).map(|(n, one)| n / one)
+                };
                 report(
                     "probe_cached",
                     &[
@@ -195,6 +204,7 @@ fn main() {
                         ("cpu_ns_per_probe", opt(t.cpu_ns, 1.0)),
                         ("wall_ns_per_probe", format!("{:.1}", t.wall_ns)),
                         ("probes_per_second", format!("{:.0}", t.per_second)),
+                        ("cpu_to_one_thread", opt(ratio, 1.0)),
                     ],
                 );
             }
