@@ -156,6 +156,38 @@ static void test_masks_agree_with_fen(const damka_tablebase *tb) {
     CHECK(mismatches == 0, "%d of %d placements disagree", mismatches, probes);
 }
 
+/* Conditional probes on a fresh handle: not in cache until an ordinary
+ * probe has read the blocks, then the same value; the slice calls. */
+static void test_conditional(const char *dir) {
+    damka_tablebase *tb = NULL;
+    CHECK(damka_open(dir, DAMKA_RUSSIAN, 1 << 20, &tb) == DAMKA_OK, "open");
+    /* White king c3 (22), White man a1 (29), Black man h8 (4): quiet. */
+    uint32_t white = BIT(22) | BIT(29), black = BIT(4), kings = BIT(22);
+    damka_value cached = {99, 99}, value;
+    int wdl = 99, status = damka_probe_value_cached(tb, white, black, kings, DAMKA_WHITE, &cached);
+    CHECK(status == DAMKA_NOT_IN_CACHE && cached.wdl == 99, "cold value: status %d", status);
+    status = damka_probe_wdl_cached(tb, white, black, kings, DAMKA_BLACK, &wdl);
+    CHECK(status == DAMKA_NOT_IN_CACHE && wdl == 99, "cold wdl: status %d", status);
+    CHECK(strcmp(damka_status_name(DAMKA_NOT_IN_CACHE), "not in cache") == 0, "status name");
+    CHECK(damka_probe_value(tb, white, black, kings, DAMKA_WHITE, &value) == DAMKA_OK, "ordinary probe");
+    status = damka_probe_value_cached(tb, white, black, kings, DAMKA_WHITE, &cached);
+    CHECK(status == DAMKA_OK && cached.wdl == value.wdl && cached.plies == value.plies, "warm value: status %d", status);
+    status = damka_probe_wdl_cached(tb, white, black, kings, DAMKA_WHITE, &wdl);
+    CHECK(status == DAMKA_OK && wdl == value.wdl, "warm wdl: status %d, %d", status, wdl);
+
+    /* The same position by slice and index. */
+    int slice = -1, by_material = -2, in_cache = -1;
+    uint64_t index = 0;
+    CHECK(damka_slice_index(tb, white, black, kings, &slice, &index) == DAMKA_OK, "slice index");
+    CHECK(damka_slice(tb, 1, 1, 1, 0, &by_material) == DAMKA_OK && by_material == slice, "slice %d", by_material);
+    CHECK(damka_probe_slice_index(tb, slice, index, 1, &wdl) == DAMKA_OK && wdl == value.wdl, "by index %d", wdl);
+    CHECK(damka_probe_slice_index(tb, slice, (uint64_t)1 << 40, 0, &wdl) == DAMKA_ERR_INVALID_ARGUMENT, "index too big");
+    CHECK(damka_probe_slice_index(tb, 1000, 0, 0, &wdl) == DAMKA_ERR_INVALID_ARGUMENT, "slice 1000");
+    CHECK(damka_slice(tb, 5, 0, 1, 0, &by_material) == DAMKA_ERR_MISSING_TABLE, "no 6-piece slice");
+    CHECK(damka_slice_in_cache(tb, slice, &in_cache) == DAMKA_OK && in_cache == 0, "slice not all cached");
+    damka_close(tb);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: %s <table dir> <max pieces>\n", argv[0]);
@@ -172,6 +204,7 @@ int main(int argc, char **argv) {
     test_basic(tb, atoi(argv[2]));
     test_errors(tb);
     test_masks_agree_with_fen(tb);
+    test_conditional(argv[1]);
     damka_close(tb);
     damka_close(NULL);
     printf("%d passed, %d failed\n", passed, failed);
