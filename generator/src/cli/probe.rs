@@ -84,81 +84,131 @@ pub struct ProbeArgs {
 
 /// A legal move as the report shows it: its stored value and, where the
 /// rule set is known, its verdict with the counters after it.
-struct Row {
-    mv: Move,
-    value: Value,
-    judged: Option<(Counters, Verdict)>,
+pub(crate) struct Row {
+    pub mv: Move,
+    pub value: Value,
+    pub judged: Option<(Counters, Verdict)>,
+}
+
+/// What a probe finds: the position's value and every legal move's. The
+/// command line prints it and `damka serve` answers with it, so the two
+/// cannot disagree.
+pub(crate) struct Report {
+    pub fen: String,
+    pub variant: Variant,
+    pub material: Material,
+    pub rules: Option<RuleSetId>,
+    /// The stored value: for fresh counters.
+    pub value: Value,
+    /// The verdict with the counters asked for, unless they are fresh.
+    pub verdict: Option<(Counters, Verdict)>,
+    /// Best first; empty when the side to move cannot move.
+    pub rows: Vec<Row>,
+    /// Whether the counters change anything (a non-empty known rule set).
+    pub with_counters: bool,
 }
 
 pub fn run(args: ProbeArgs) -> Result<()> {
     let Game { pos, counters, tb, rules } = args.game.open()?;
-    let variant = args.game.variant;
-    let value = tb.probe_value(&pos)?;
-    let (verdict, rows) = match &rules {
+    let report = probe(&tb, rules.as_ref(), &pos, counters)?;
+    if args.json {
+        print!("{}", report.json_text());
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(())
+}
+
+/// Probes `pos` with `counters` in `tb`, whose rule set is `rules` where
+/// known.
+pub(crate) fn probe(tb: &Tablebase, rules: Option<&RuleSet>, pos: &Position, counters: Counters) -> Result<Report> {
+    let value = tb.probe_value(pos)?;
+    let (verdict, rows) = match rules {
         Some(rules) => {
-            let verdict = (counters != Counters::default()).then(|| tb.probe_counters(&pos, rules, counters)).transpose()?;
-            let moves = tb.rank_moves_with_counters(&pos, rules, counters)?;
+            let verdict = (counters != Counters::default()).then(|| tb.probe_counters(pos, rules, counters)).transpose()?;
+            let moves = tb.rank_moves_with_counters(pos, rules, counters)?;
             let rows = moves.into_iter().map(|m| Row { mv: m.mv, value: m.value, judged: Some((m.counters, m.verdict)) });
-            (verdict, rows.collect::<Vec<_>>())
+            (verdict.map(|v| (counters, v)), rows.collect::<Vec<_>>())
         }
         // Tables of a rule file, in a directory written before manifests:
         // fresh values need no rules.
         None if counters == Counters::default() => {
-            (None, tb.rank_moves(&pos)?.into_iter().map(|m| Row { mv: m.mv, value: m.value, judged: None }).collect())
+            (None, tb.rank_moves(pos)?.into_iter().map(|m| Row { mv: m.mv, value: m.value, judged: None }).collect())
         }
-        None => return Err(unknown_rules(&tb)),
+        None => return Err(unknown_rules(tb)),
     };
-    let material = Material::of(&if pos.turn() == damka::Color::Black { pos.flip() } else { pos });
-    let fen = damka::fen::write(&pos, variant);
-    if args.json {
-        let report = json!({
-            "fen": fen,
-            "variant": variant.name(),
-            "material": material.to_string(),
-            "rules": tb.rules().map(|r| json!({ "name": r.name, "hash": format!("{:016x}", r.hash) })),
-            "value": value_json(value),
-            "counters": verdict.map(|v| verdict_json(counters, v)),
-            "no_legal_move": rows.is_empty(),
-            "moves": rows.iter().map(|m| move_json(m, variant)).collect::<Vec<_>>(),
-        });
-        println!("{}", serde_json::to_string_pretty(&report)?);
-        return Ok(());
+    let variant = tb.variant();
+    Ok(Report {
+        fen: damka::fen::write(pos, variant),
+        variant,
+        material: Material::of(&if pos.turn() == damka::Color::Black { pos.flip() } else { *pos }),
+        rules: tb.rules().cloned(),
+        value,
+        verdict,
+        rows,
+        with_counters: rules.is_some_and(|r| !r.is_empty()),
+    })
+}
+
+impl Report {
+    /// `damka probe --json`: keys fen, variant, material, rules, value,
+    /// counters, no_legal_move, moves.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        json!({
+            "fen": self.fen,
+            "variant": self.variant.name(),
+            "material": self.material.to_string(),
+            "rules": self.rules.as_ref().map(|r| json!({ "name": r.name, "hash": format!("{:016x}", r.hash) })),
+            "value": value_json(self.value),
+            "counters": self.verdict.map(|(c, v)| verdict_json(c, v)),
+            "no_legal_move": self.rows.is_empty(),
+            "moves": self.rows.iter().map(|m| move_json(m, self.variant)).collect::<Vec<_>>(),
+        })
     }
-    let rules_name = tb.rules().map_or("unknown".to_string(), |r| r.name.clone());
-    println!("{fen}  ({}, {material}, rule set {rules_name}, fresh counters)", variant);
-    if rows.is_empty() {
-        println!("value: lost: no legal move");
-    } else {
-        println!("value: {}", describe(value));
+
+    /// The JSON as `damka probe --json` prints it, to the last byte.
+    pub(crate) fn json_text(&self) -> String {
+        format!("{}\n", serde_json::to_string_pretty(&self.json()).expect("JSON values serialize"))
     }
-    if let Some(v) = verdict {
-        println!("with --quiet-plies {} --kings-only-plies {}: {}", counters.quiet, counters.kings_only, verdict_text(v));
-    }
-    if rows.is_empty() {
-        return Ok(());
-    }
-    // Under pure values the counters change nothing: no column for them.
-    let with_counters = rules.as_ref().is_some_and(|r| !r.is_empty());
-    // A move's value: with the counters as they stand after it, where the
-    // rule set is known; the plies are the stored distance.
-    let value_text = |m: &Row| match m.judged {
-        Some((_, v)) => verdict_text(v),
-        None => m.value.wdl.name().to_string(),
-    };
-    let width = rows.iter().map(|m| notation::write(&m.mv, variant).len()).max().unwrap_or(4).max(4);
-    let value_width = rows.iter().map(|m| value_text(m).len()).max().unwrap_or(5).max(12);
-    let after_column = if with_counters { "  quiet/kings-only after" } else { "" };
-    println!("{:<width$}  {:<value_width$}  {:<5}{after_column}", "move", "value", "plies");
-    for m in &rows {
-        let mv = notation::write(&m.mv, variant);
-        let plies = if m.value.wdl == Wdl::Draw { "-".to_string() } else { m.value.plies.0.to_string() };
-        let after = match m.judged {
-            Some((after, _)) if with_counters => format!("  {}/{}", after.quiet, after.kings_only),
-            _ => String::new(),
+
+    /// The report for a person.
+    fn text(&self) -> String {
+        let mut out = String::new();
+        let rules_name = self.rules.as_ref().map_or("unknown".to_string(), |r| r.name.clone());
+        out += &format!("{}  ({}, {}, rule set {rules_name}, fresh counters)\n", self.fen, self.variant, self.material);
+        if self.rows.is_empty() {
+            out += "value: lost: no legal move\n";
+        } else {
+            out += &format!("value: {}\n", describe(self.value));
+        }
+        if let Some((c, v)) = self.verdict {
+            out += &format!("with --quiet-plies {} --kings-only-plies {}: {}\n", c.quiet, c.kings_only, verdict_text(v));
+        }
+        if self.rows.is_empty() {
+            return out;
+        }
+        // A move's value: with the counters as they stand after it, where the
+        // rule set is known; the plies are the stored distance.
+        let value_text = |m: &Row| match m.judged {
+            Some((_, v)) => verdict_text(v),
+            None => m.value.wdl.name().to_string(),
         };
-        println!("{mv:<width$}  {:<value_width$}  {plies:<5}{after}", value_text(m));
+        let width = self.rows.iter().map(|m| notation::write(&m.mv, self.variant).len()).max().unwrap_or(4).max(4);
+        let value_width = self.rows.iter().map(|m| value_text(m).len()).max().unwrap_or(5).max(12);
+        // Under pure values the counters change nothing: no column for them.
+        let after_column = if self.with_counters { "  quiet/kings-only after" } else { "" };
+        out += &format!("{:<width$}  {:<value_width$}  {:<5}{after_column}\n", "move", "value", "plies");
+        for m in &self.rows {
+            let mv = notation::write(&m.mv, self.variant);
+            let plies = if m.value.wdl == Wdl::Draw { "-".to_string() } else { m.value.plies.0.to_string() };
+            let after = match m.judged {
+                Some((after, _)) if self.with_counters => format!("  {}/{}", after.quiet, after.kings_only),
+                _ => String::new(),
+            };
+            out += &format!("{mv:<width$}  {:<value_width$}  {plies:<5}{after}\n", value_text(m));
+        }
+        out
     }
-    Ok(())
 }
 
 /// Why counters cannot be judged: the rule set is not known.
@@ -173,7 +223,7 @@ pub(super) fn unknown_rules(tb: &Tablebase) -> anyhow::Error {
 
 /// The rule set the tables were built with, where no rule file is needed:
 /// the directory's manifest carries it, or it is a preset.
-fn known_rules(tb: &Tablebase) -> Option<RuleSet> {
+pub(crate) fn known_rules(tb: &Tablebase) -> Option<RuleSet> {
     if let Some(rules) = tb.rule_set() {
         return Some(rules.clone());
     }
@@ -208,13 +258,15 @@ pub(super) fn describe(v: Value) -> String {
     }
 }
 
+/// The value under the rule set, the pure value (no move limits) and the
+/// distance in plies and in moves of the side to move.
 pub(super) fn value_json(v: Value) -> serde_json::Value {
-    json!({ "wdl": v.wdl.name(), "plies": v.plies.0 })
+    json!({ "wdl": v.wdl.name(), "pure": v.wdl.pure().name(), "plies": v.plies.0, "moves": v.plies.moves() })
 }
 
 /// A move: its stored value (fresh counters after it) and, where the rule
 /// set is known, its verdict with the counters after it.
-fn move_json(m: &Row, variant: Variant) -> serde_json::Value {
+pub(crate) fn move_json(m: &Row, variant: Variant) -> serde_json::Value {
     json!({
         "move": notation::write(&m.mv, variant),
         "wdl": m.value.wdl.name(),
