@@ -16,6 +16,9 @@ use serde::Serialize;
 use crate::driver::{pairs_in_order, release_unneeded};
 use crate::solver::{solve_pair_both, Known, Metric, Options, Solved};
 
+mod plot;
+pub use plot::{plot, plot_slice};
+
 /// A rule that applies to some winning position of a slice.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppliedRule {
@@ -54,6 +57,8 @@ pub struct SliceAudit {
     pub pure_win_lengths: Vec<(u16, u64)>,
     /// Rule wins by plies to reset: (plies, count).
     pub rule_win_lengths: Vec<(u16, u64)>,
+    /// Cursed wins by pure plies to conversion: (plies, count).
+    pub cursed_win_lengths: Vec<(u16, u64)>,
     /// The (position, counter) states a probe with counters can be asked
     /// about, and how many of them it answers "ambiguous" ([`ambiguity`]).
     pub counter_states: u64,
@@ -114,11 +119,12 @@ fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -
         rules: Vec::new(),
         pure_win_lengths: Vec::new(),
         rule_win_lengths: Vec::new(),
+        cursed_win_lengths: Vec::new(),
         counter_states: 0,
         ambiguous_states: 0,
     };
     (a.counter_states, a.ambiguous_states) = ambiguity(rules, &fin.index, &fin.values);
-    let (mut pure_hist, mut rule_hist) = (BTreeMap::new(), BTreeMap::new());
+    let (mut pure_hist, mut rule_hist, mut cursed_hist) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
     let mut limits: BTreeMap<u32, u64> = BTreeMap::new();
     let binding = rules.binding(material);
     let both_kings = material.own_kings > 0 && material.opp_kings > 0;
@@ -146,8 +152,11 @@ fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -
             if longest_rule.is_none_or(|(d, _)| f.plies.0 > d) {
                 longest_rule = Some((f.plies.0, i));
             }
-        } else if longest_cursed.is_none_or(|(d, _)| p.plies.0 > d) {
-            longest_cursed = Some((p.plies.0, i));
+        } else {
+            *cursed_hist.entry(p.plies.0).or_insert(0u64) += 1;
+            if longest_cursed.is_none_or(|(d, _)| p.plies.0 > d) {
+                longest_cursed = Some((p.plies.0, i));
+            }
         }
         let pos = pure.index.position(i);
         if let Some(l) = rules.reset_limit(binding, &pos, true) {
@@ -168,6 +177,7 @@ fn audit_slice(variant: Variant, rules: &RuleSet, pure: &Solved, fin: &Solved) -
     a.rules = applied.into_iter().map(|(name, (lo, hi))| AppliedRule { name, min_plies: lo, max_plies: hi }).collect();
     a.pure_win_lengths = pure_hist.into_iter().collect();
     a.rule_win_lengths = rule_hist.into_iter().collect();
+    a.cursed_win_lengths = cursed_hist.into_iter().collect();
     a
 }
 
@@ -302,60 +312,4 @@ pub fn report(audit: &Audit) -> String {
         share(ambiguous, states)
     ));
     out
-}
-
-/// The distribution of win lengths per slice against its limit, as SVG:
-/// one small chart a slice that has wins, pure wins in grey, wins under
-/// the rules in blue, the limit as a red line.
-pub fn plot(audit: &Audit) -> String {
-    let charts: Vec<&SliceAudit> = audit.slices.iter().filter(|s| s.pure_wins > 0).collect();
-    let (w, h, cols) = (240.0, 130.0, 4usize);
-    let rows = charts.len().div_ceil(cols);
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"10\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"10\" y=\"18\" font-size=\"14\">Win lengths (plies to reset) per slice, {} rules ({}): grey pure, blue under the rules, red the limit</text>\n",
-        cols as f64 * w,
-        rows as f64 * h + 30.0,
-        audit.rules,
-        audit.variant
-    );
-    for (n, s) in charts.iter().enumerate() {
-        let (x0, y0) = ((n % cols) as f64 * w + 30.0, (n / cols) as f64 * h + 40.0);
-        let (pw, ph) = (w - 45.0, h - 40.0);
-        let max_len = u32::from(s.longest_pure_win.max(s.longest_rule_win)).max(s.limit_plies.unwrap_or(0)).max(1) as f64;
-        let max_count = s.pure_win_lengths.iter().map(|(_, c)| *c).max().unwrap_or(1) as f64;
-        svg.push_str(&format!(
-            "<text x=\"{x0}\" y=\"{}\">{} ({} pure wins, {} cursed)</text>\n<rect x=\"{x0}\" y=\"{y0}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#999\"/>\n",
-            y0 - 4.0,
-            s.material,
-            s.pure_wins,
-            s.cursed_wins
-        ));
-        let bar = pw / (max_len + 1.0);
-        for (lengths, color) in [(&s.pure_win_lengths, "#bbb"), (&s.rule_win_lengths, "#3366cc")] {
-            for &(d, c) in lengths.iter() {
-                let bh = ph * (c as f64 / max_count);
-                svg.push_str(&format!(
-                    "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"/>\n",
-                    x0 + d as f64 * bar,
-                    y0 + ph - bh,
-                    (bar * 0.8).max(0.5),
-                    bh
-                ));
-            }
-        }
-        if let Some(l) = s.limit_plies {
-            let x = x0 + l as f64 * bar + bar * 0.9;
-            svg.push_str(&format!(
-                "<line x1=\"{x:.1}\" y1=\"{y0}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"red\"/><text x=\"{:.1}\" y=\"{}\" fill=\"red\">{l}</text>\n",
-                y0 + ph,
-                x + 2.0,
-                y0 + 10.0
-            ));
-        }
-        svg.push_str(&format!("<text x=\"{x0}\" y=\"{}\">0</text><text x=\"{:.1}\" y=\"{}\" text-anchor=\"end\">{max_len} plies</text>\n", y0 + ph + 11.0, x0 + pw, y0 + ph + 11.0));
-    }
-    svg.push_str("</svg>\n");
-    svg
 }
