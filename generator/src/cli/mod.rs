@@ -6,6 +6,7 @@ mod info;
 mod perft;
 mod play;
 mod probe;
+mod serve;
 mod stats;
 mod verify;
 
@@ -44,6 +45,9 @@ enum Command {
     /// Per slice: wins against the draw-rule limits, what the limits turn
     /// into draws, examples, and a picture of the win lengths.
     Audit(audit::AuditArgs),
+    /// The explorer: a web page to probe positions and see the audit, and
+    /// its JSON API.
+    Serve(serve::ServeArgs),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -57,6 +61,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Play(args) => play::run(args),
         Command::Info(args) => info::run(args),
         Command::Audit(args) => audit::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
 

@@ -81,3 +81,12 @@ pub fn workspace_root() -> PathBuf {
 
 /// The system libraries a program linked with libdamka.a needs.
 pub const STATIC_LIB_DEPS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-lgcc_s", "-lc"];
+
+pub mod http;
+
+/// What `damka args...` prints; fails the test if it fails.
+pub fn damka_stdout(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_damka")).args(args).output().expect("damka runs");
+    assert!(out.status.success(), "damka {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
