@@ -85,6 +85,7 @@ function boardFen() {
 
 // Sets the board from the server's reading of a FEN (after a move, flipped).
 async function setPosition(params, counters) {
+  document.body.dataset.state = 'loading';
   try {
     const pos = await api('/api/position', params);
     state.pieces = new Map(pos.pieces.map((p) => [p.square, { color: p.color, king: p.king }]));
@@ -165,7 +166,8 @@ function showMoves(moves) {
     }
     const dist = m.wdl === 'draw' ? '' : distance(m.plies);
     const flags = [m.capture ? 'capture' : '', m.promotion ? 'promotion' : ''].filter(Boolean).join(', ');
-    const after = m.with_counters ? `counters after: ${m.with_counters.quiet}/${m.with_counters.kings_only}` : '';
+    const counting = m.with_counters && $('use-counters').checked;
+    const after = counting ? `quiet/kings-only after: ${m.with_counters.quiet}/${m.with_counters.kings_only}` : '';
     group.lastChild.append(el('li', { class: 'move', 'data-move': m.move, 'data-wdl': m.wdl, 'data-plies': m.plies },
       el('button', { type: 'button', onclick: () => play(m) }, m.move),
       el('span', { class: 'dist' }, dist), el('span', { class: 'after' }, [flags, after].filter(Boolean).join('; '))));
@@ -262,7 +264,8 @@ async function start() {
     document.body.dataset.state = 'error';
     return;
   }
-  setPosition({ fen: url.get('fen') || i.example_fen });
+  await setPosition({ fen: url.get('fen') || i.example_fen });
+  if (url.get('audit') === '1') loadAudit();
 }
 
 start().catch((e) => { showError(e.message); document.body.dataset.state = 'error'; });
