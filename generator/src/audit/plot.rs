@@ -6,7 +6,8 @@
 //! short ones and would not show on a linear scale. Each ply has two bars:
 //! pure wins by plies to conversion (grey, with the cursed ones among them
 //! in orange) and wins under the rules by plies to the counter's reset
-//! (blue). The limit is a red dashed line: cursed wins stand to its right.
+//! (blue). The limit is a red dashed line. A cursed win may be shorter
+//! than the limit: its conversion can lead into a position the rules draw.
 
 use std::fmt::Write;
 
@@ -59,13 +60,13 @@ fn open(audit: &Audit, width: f64, height: f64) -> String {
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" \
          font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">Win lengths, {} with rule set {} (counts on a log scale)</text>\n",
+         <text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">Win lengths: {}, rule set {}</text>\n",
         audit.variant, audit.rules
     );
     // Two rows of two: the legend fits the width of one chart.
     let legend = [
         (PURE, "pure wins, by plies to conversion"),
-        (CURSED, "cursed wins among them (drawn by the rules)"),
+        (CURSED, "cursed wins among them"),
         (RULES, "wins under the rules, by plies to reset"),
     ];
     for (n, (color, text)) in legend.into_iter().enumerate() {
@@ -80,7 +81,7 @@ fn open(audit: &Audit, width: f64, height: f64) -> String {
     let _ = writeln!(
         svg,
         "<line x1=\"260\" y1=\"52\" x2=\"272\" y2=\"52\" stroke=\"{LIMIT}\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\
-         <text x=\"276\" y=\"56\">the limit that binds most wins</text>"
+         <text x=\"276\" y=\"56\">the limit; counts on a log scale</text>"
     );
     svg
 }

@@ -22,17 +22,24 @@ impl Answer {
     }
 }
 
-/// One connection, kept open between requests.
+/// One connection, kept open between requests while the server keeps it.
 pub struct Client {
+    addr: SocketAddr,
     reader: BufReader<TcpStream>,
+    /// The last answer said "Connection: close".
+    closed: bool,
 }
 
 impl Client {
     pub fn connect(addr: SocketAddr) -> io::Result<Client> {
+        Ok(Client { addr, reader: BufReader::new(Client::open(addr)?), closed: false })
+    }
+
+    fn open(addr: SocketAddr) -> io::Result<TcpStream> {
         let stream = TcpStream::connect(addr)?;
         stream.set_read_timeout(Some(Duration::from_secs(60)))?;
         stream.set_nodelay(true)?;
-        Ok(Client { reader: BufReader::new(stream) })
+        Ok(stream)
     }
 
     pub fn get(&mut self, target: &str) -> io::Result<Answer> {
@@ -46,6 +53,10 @@ impl Client {
             head += &format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len());
         }
         head += "\r\n";
+        if self.closed {
+            self.reader = BufReader::new(Client::open(self.addr)?);
+            self.closed = false;
+        }
         let stream = self.reader.get_mut();
         stream.write_all(head.as_bytes())?;
         stream.write_all(json.unwrap_or("").as_bytes())?;
@@ -75,6 +86,7 @@ impl Client {
             match name.to_ascii_lowercase().as_str() {
                 "content-length" => length = value.trim().parse::<usize>().ok(),
                 "content-type" => content_type = value.trim().to_string(),
+                "connection" => self.closed = value.trim().eq_ignore_ascii_case("close"),
                 _ => {}
             }
         }

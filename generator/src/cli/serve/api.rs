@@ -97,7 +97,14 @@ impl Explorer {
             "/api/playout" => self.playout(request),
             "/api/audit" => self.audit(request),
             "/api/audit.svg" => self.audit_svg(request),
-            other => refuse(404, format!("no page {}: the API is /api/info, /api/position, /api/probe, /api/playout, /api/audit and /api/audit.svg", fen::excerpt(other))),
+            other => refuse(
+                404,
+                format!(
+                    "no page {}: the API is /api/info, /api/position, /api/probe, /api/playout, /api/audit \
+                     and /api/audit.svg",
+                    fen::excerpt(other)
+                ),
+            ),
         };
         answer.unwrap_or_else(|Refusal(status, why)| Response::error(status, &why))
     }
@@ -246,30 +253,34 @@ fn example(turn: Color) -> Position {
 
 /// The slice `material` of the audit.
 fn slice<'a>(audit: &'a Audit, material: &str) -> Result<&'a audit::SliceAudit, Refusal> {
-    let m: Material = material.parse().map_err(|e: damka::material::BadMaterial| Refusal(400, e.to_string()))?;
+    let Ok(m) = material.parse::<Material>() else {
+        return refuse(400, damka::material::BadMaterial(fen::excerpt(material)).to_string());
+    };
     let name = m.to_string();
     match audit.slices.iter().find(|s| s.material == name) {
         Some(s) => Ok(s),
-        None => refuse(404, format!("no slice {name} in the audit (slices up to {} pieces)", audit_max(audit))),
+        None => refuse(404, format!("no slice {name} in the audit of these tables")),
     }
 }
 
-fn audit_max(audit: &Audit) -> usize {
-    audit.slices.iter().filter_map(|s| s.material.parse::<Material>().ok()).map(|m| m.pieces() as usize).max().unwrap_or(0)
-}
-
 impl Explorer {
+    /// The position of the `fen` parameter, in the tables' game (which a
+    /// `variant` parameter must name, if given).
     fn fen_param(&self, request: &Request) -> Result<Position, Refusal> {
+        let variant = self.variant();
         if let Some(v) = request.param("variant") {
-            let asked: Variant = v.parse().map_err(|e: damka::variant::UnknownVariant| Refusal(400, e.to_string()))?;
-            if asked != self.variant() {
-                return refuse(400, format!("this server has {} tables, not {asked}", self.variant()));
+            let Ok(asked) = v.parse::<Variant>() else {
+                return refuse(400, damka::variant::UnknownVariant(fen::excerpt(v)).to_string());
+            };
+            if asked != variant {
+                return refuse(400, format!("this server has {variant} tables, not {asked}"));
             }
         }
         let Some(text) = request.param("fen") else {
-            return refuse(400, "no position: give it as fen=..., e.g. fen=W:WKa1,Kc3:BKh2");
+            let example = fen::write(&example(variant.rules().first_to_move), variant);
+            return refuse(400, format!("no position: give it as fen=..., e.g. fen={example}"));
         };
-        Ok(parse_fen(text, self.variant())?)
+        Ok(parse_fen(text, variant)?)
     }
 }
 
