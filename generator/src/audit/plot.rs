@@ -214,6 +214,55 @@ fn thousands(n: u64) -> String {
 mod tests {
     use super::*;
 
+    fn slice() -> SliceAudit {
+        SliceAudit {
+            material: "KKMvK".into(),
+            positions: 100_000,
+            pure_wins: 50_123,
+            rule_wins: 50_000,
+            cursed_wins: 123,
+            blessed_losses: 0,
+            longest_pure_win: 75,
+            longest_pure_win_fen: None,
+            longest_rule_win: 58,
+            longest_rule_win_fen: None,
+            cursed_win_fen: None,
+            limit_plies: Some(60),
+            rules: Vec::new(),
+            pure_win_lengths: vec![(1, 40_000), (30, 10_000), (75, 123)],
+            rule_win_lengths: vec![(1, 40_000), (58, 10_000)],
+            cursed_win_lengths: vec![(75, 123)],
+            counter_states: 0,
+            ambiguous_states: 0,
+        }
+    }
+
+    #[test]
+    fn a_chart_has_numbered_axes_the_limit_and_its_cursed_wins() {
+        let audit = Audit { variant: "russian".into(), rules: "russian".into(), rules_hash: "0".into(), slices: vec![slice()] };
+        let svg = plot_slice(&audit, &audit.slices[0]);
+        // Plies every 10 (76 slots), counts at every power of ten to 100k.
+        for tick in ["0", "10", "70", "1", "10", "100", "1k", "10k", "100k"] {
+            assert!(svg.contains(&format!(">{tick}</text>")), "no tick {tick}");
+        }
+        assert!(!svg.contains(">80</text>") && !svg.contains(">1M</text>"));
+        assert!(svg.contains("limit 60 plies (30 moves)"));
+        assert!(svg.contains("123 cursed (0.25%)"));
+        // The cursed bar of 123 at 75 plies, on the log scale: as tall as
+        // the pure bar it lies over, about 2.1 decades of 5.3.
+        let cursed: Vec<&str> = svg.lines().filter(|l| l.contains(&format!("fill=\"{CURSED}\"><title>"))).collect();
+        assert_eq!(cursed.len(), 1);
+        assert!(cursed[0].contains("<title>75 plies: 123</title>"));
+        let height = |line: &str| -> f64 {
+            let h = line.split("height=\"").nth(1).unwrap();
+            h[..h.find('"').unwrap()].parse().unwrap()
+        };
+        let plot_height = HEIGHT - TOP - BOTTOM;
+        let share = height(cursed[0]) / plot_height;
+        assert!((share - (2.09 + 0.3) / 5.3).abs() < 0.01, "{share}");
+        assert_eq!(plot(&audit).matches("<rect x=").count(), svg.matches("<rect x=").count());
+    }
+
     #[test]
     fn axis_numbers_read_as_people_write_them() {
         assert_eq!([0, 1, 3, 4, 6].map(power_of_ten), ["1", "10", "1k", "10k", "1M"]);

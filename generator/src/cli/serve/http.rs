@@ -8,7 +8,7 @@ use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use damka::fen::excerpt;
 
@@ -68,7 +68,6 @@ pub fn serve(listener: TcpListener, handler: Arc<Handler>) -> io::Result<()> {
         // A failed accept (a client gone before it was accepted, no file
         // descriptor left for a moment) concerns that client only.
         let Ok(mut stream) = stream else { continue };
-        let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
         let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
         if open.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
             open.fetch_sub(1, Ordering::AcqRel);
@@ -135,6 +134,9 @@ fn connection(mut stream: TcpStream, handler: &Handler) -> io::Result<()> {
 /// [`MAX_HEAD_BYTES`] (then `buf` is longer than that).
 fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<Option<usize>> {
     let mut chunk = [0u8; 4096];
+    // One deadline for the whole head: a client sending a byte at a time
+    // gets no more time than one sending all at once.
+    let deadline = Instant::now() + READ_TIMEOUT;
     loop {
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             return Ok((end + 4 <= MAX_HEAD_BYTES).then_some(end + 4));
@@ -142,6 +144,11 @@ fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<Option<usi
         if buf.len() > MAX_HEAD_BYTES {
             return Ok(None);
         }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        stream.set_read_timeout(Some(left))?;
         let n = match stream.read(&mut chunk) {
             Ok(0) => return Ok(None),
             Ok(n) => n,
