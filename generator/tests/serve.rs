@@ -92,6 +92,9 @@ fn the_api_answers_what_the_command_line_prints() {
         for key in ["move", "wdl", "plies", "capture", "promotion", "with_counters"] {
             assert_eq!(step[key], best[key], "{key} after {fen}");
         }
+        // The page plays a move through /api/position: the same position.
+        let played = format!("/api/position?fen={}&move={}", encode(&fen), encode(step["move"].as_str().unwrap()));
+        assert_eq!(get(server.addr, &played).json()["fen"], step["fen"]);
         fen = step["fen"].as_str().unwrap().to_string();
         let after = &step["with_counters"];
         counters = (after["quiet"].to_string(), after["kings_only"].to_string());

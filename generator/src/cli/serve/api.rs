@@ -15,7 +15,6 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use anyhow::Result;
 use damka::{fen, Color, Counters, Material, Position, ProbeError, RuleSet, Square, Tablebase, Variant};
 use serde_json::json;
 
