@@ -17,7 +17,6 @@ pub mod counters;
 pub mod driver;
 pub mod journal;
 pub mod naive;
-pub mod playout;
 pub mod solver;
 pub mod stats;
 pub mod unit;

@@ -243,19 +243,22 @@ fn the_explorer_shows_what_damka_probe_says() {
     assert_eq!(shown_moves(&browser), expected_moves(&counted));
     browser.click("#use-counters");
 
-    // Play out: the line starts with damka probe's best move and ends where
-    // the side to move has no move.
+    // Play out: the game `damka play --json` plays, move for move, to a
+    // side without a piece or a move.
     browser.wait("document.body.dataset.state === 'ready' && document.getElementById('verdict').textContent === ''");
     browser.click("#playout");
     browser.wait("document.getElementById('line-end') !== null");
     let line = browser.script(
         "return [...document.querySelectorAll('#line-table tr')].slice(1).map(tr => [tr.children[1].textContent, tr.children[5].textContent]);",
     );
-    let line = line.as_array().unwrap();
+    let played: Value = serde_json::from_str(&damka_stdout(&["play", &after_fen, "--json", "--dir", dir.to_str().unwrap()])).unwrap();
+    let expected: Vec<Value> = played["moves"].as_array().unwrap().iter().map(|m| json!([m["move"], m["fen"]])).collect();
+    assert_eq!(line, Value::Array(expected));
     assert_eq!(line[0][0], after_probe["moves"][0]["move"]);
-    let last = probe(dir, line.last().unwrap()[1].as_str().unwrap(), &[]);
+    let last = probe(dir, line.as_array().unwrap().last().unwrap()[1].as_str().unwrap(), &[]);
     assert_eq!(last["no_legal_move"], true);
-    assert!(browser.text("#line-end").contains("no legal move"));
+    let end = browser.text("#line-end");
+    assert!(end.contains("white wins") && end.contains(&format!("after {} plies", line.as_array().unwrap().len())), "{end}");
 
     // The link to the position opens it; so does one written by hand.
     let link = browser.script("return document.getElementById('share').href;").as_str().unwrap().to_string();

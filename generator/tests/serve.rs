@@ -1,6 +1,6 @@
 //! `damka serve`'s API against the command line: the same JSON as `damka
 //! probe --json` (byte for byte) and `damka audit --json` (value for
-//! value); a play-out that follows the probe's best moves; clear 4xx
+//! value) and `damka play --json` (byte for byte); clear 4xx
 //! answers to bad requests, and many clients at once all answered.
 
 mod support;
@@ -8,7 +8,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use damka::Variant;
-use serde_json::Value;
+use serde_json::{json, Value};
 use support::http::{encode, get, raw, Answer, Server};
 use support::{damka_stdout, generate_with_rules};
 
@@ -76,35 +76,29 @@ fn the_api_answers_what_the_command_line_prints() {
         assert!(svg.body.starts_with("<svg") && svg.body.contains(material), "{}", svg.body);
     }
 
-    // The play-out: each move is the one `damka probe` ranks first, with
-    // its value and counters, down to a side without a move.
+    // The play-out: what `damka play --json` prints, to the byte, a win
+    // and a draw.
+    for (fen, quiet, kings_only) in [("W:WKa1,Kc3:Bc7", "5", "5"), ("W:WKa1,Kc3:BKh2", "0", "0")] {
+        let cli = damka_stdout(&["play", fen, "--json", "--dir", dir, "--quiet-plies", quiet, "--kings-only-plies", kings_only]);
+        let api = get(server.addr, &format!("/api/playout?fen={}&quiet={quiet}&kings_only={kings_only}", encode(fen)));
+        assert_eq!(api.status, 200, "{}", api.body);
+        assert_eq!(api.body, cli, "{fen}");
+    }
+    // The page plays each of its moves through /api/position, from the
+    // move's text: the same positions, down to a side without a piece.
     let start = "W:WKa1,Kc3:Bc7";
-    let line = get(server.addr, &format!("/api/playout?fen={}&quiet=5&kings_only=5", encode(start))).json();
-    let steps = line["steps"].as_array().unwrap();
-    assert!(steps.len() >= 5, "{line}");
-    let (mut fen, mut counters) = (start.to_string(), ("5".to_string(), "5".to_string()));
-    for step in steps {
-        let probe: Value = serde_json::from_str(&damka_stdout(&[
-            "probe", &fen, "--json", "--dir", dir, "--quiet-plies", &counters.0, "--kings-only-plies", &counters.1,
-        ]))
-        .unwrap();
-        let best = &probe["moves"][0];
-        for key in ["move", "wdl", "plies", "capture", "promotion", "with_counters"] {
-            assert_eq!(step[key], best[key], "{key} after {fen}");
-        }
-        // The page plays a move through /api/position: the same position.
-        let played = format!("/api/position?fen={}&move={}", encode(&fen), encode(step["move"].as_str().unwrap()));
-        assert_eq!(get(server.addr, &played).json()["fen"], step["fen"]);
-        fen = step["fen"].as_str().unwrap().to_string();
-        let after = &step["with_counters"];
-        counters = (after["quiet"].to_string(), after["kings_only"].to_string());
+    let game = get(server.addr, &format!("/api/playout?fen={}", encode(start))).json();
+    let moves = game["moves"].as_array().unwrap();
+    assert!(moves.len() >= 5 && moves.iter().any(|m| m["capture"] == true), "{game}");
+    let mut fen = start.to_string();
+    for m in moves {
+        let played = format!("/api/position?fen={}&move={}", encode(&fen), encode(m["move"].as_str().unwrap()));
+        assert_eq!(get(server.addr, &played).json()["fen"], m["fen"]);
+        fen = m["fen"].as_str().unwrap().to_string();
     }
     let last: Value = serde_json::from_str(&damka_stdout(&["probe", &fen, "--json", "--dir", dir])).unwrap();
     assert_eq!(last["no_legal_move"], true, "{fen}");
-    assert!(line["end"].as_str().unwrap().contains("no legal move"), "{line}");
-    // A draw plays out to nothing.
-    let drawn = get(server.addr, &format!("/api/playout?fen={}", encode("W:WKa1,Kc3:BKh2"))).json();
-    assert_eq!(drawn["steps"].as_array().map(Vec::len), Some(0), "{drawn}");
+    assert_eq!((&game["result"]["winner"], &game["result"]["reason"]), (&json!("white"), &json!("no-pieces")));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use damka::{fen, notation, resolve, Color, Ending, Material, Playout, RuleSet, Variant, Wdl};
+use damka::{fen, notation, resolve, Color, Ending, Material, Playout, RuleSet, Value, Variant, Wdl};
 use serde_json::json;
 
 use super::probe::{describe, unknown_rules, value_json, verdict_text, Game, GameArgs};
@@ -26,56 +26,12 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let Some(rules) = rules else { return Err(unknown_rules(&tb)) };
     let value = tb.probe_value(&pos)?;
     let game = tb.play_out(&pos, &rules, counters)?;
-    let material = Material::of(&resolve::white_to_move(&pos));
-    let fen = fen::write(&pos, variant);
     if args.json {
-        let side_name = |c: Color| if c == Color::White { "white" } else { "black" };
-        let mut side = pos.turn();
-        let moves: Vec<_> = game
-            .moves
-            .iter()
-            .map(|m| {
-                let row = json!({
-                    "side": side_name(side),
-                    "move": notation::write(&m.mv, variant),
-                    "capture": m.mv.is_capture(),
-                    "promotion": m.mv.promotes(),
-                    "quiet": m.counters.quiet,
-                    "kings_only": m.counters.kings_only,
-                    "wdl": verdict_text(m.verdict),
-                    "plies": m.value.plies.0,
-                });
-                side = side.opponent();
-                row
-            })
-            .collect();
-        let (winner, reason, rule) = match &game.ending {
-            Ending::Won { winner, no_pieces } => {
-                (Some(side_name(*winner)), if *no_pieces { "no-pieces" } else { "no-move" }, None)
-            }
-            Ending::DrawnByRule { rule } => (None, "rule", Some(rule.as_str())),
-            Ending::DrawnByRepetition => (None, "repetition", None),
-        };
-        let report = json!({
-            "fen": fen,
-            "variant": variant.name(),
-            "material": material.to_string(),
-            "rules": { "name": rules.name, "hash": format!("{:016x}", rules.hash) },
-            "counters": { "quiet": counters.quiet, "kings_only": counters.kings_only },
-            "value": value_json(value),
-            "moves": moves,
-            "result": {
-                "wdl": game.ending.result_for(pos.turn()).name(),
-                "winner": winner,
-                "reason": reason,
-                "rule": rule,
-                "plies": game.moves.len(),
-                "fen": fen::write(&game.positions().last().unwrap_or(pos), variant),
-            },
-        });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        print!("{}", json_text(&game, &rules, value, variant));
         return Ok(());
     }
+    let material = Material::of(&resolve::white_to_move(&pos));
+    let fen = fen::write(&pos, variant);
     println!("{fen}  ({}, {material}, rule set {})", variant, rules.name);
     println!(
         "tables: {} with fresh counters; played from quiet {} / kings-only {}",
@@ -86,6 +42,61 @@ pub fn run(args: PlayArgs) -> Result<()> {
     print_game(&game, variant);
     println!("{}", result_text(&game, &rules));
     Ok(())
+}
+
+/// `damka play --json`, to the last byte (the explorer's /api/playout
+/// answers with it): `value` is the start's stored value.
+pub(crate) fn json_text(game: &Playout, rules: &RuleSet, value: Value, variant: Variant) -> String {
+    let (pos, counters) = (game.start, game.counters);
+    let material = Material::of(&resolve::white_to_move(&pos));
+    let fen = fen::write(&pos, variant);
+    let side_name = |c: Color| if c == Color::White { "white" } else { "black" };
+    let mut side = pos.turn();
+    let moves: Vec<_> = game
+        .moves
+        .iter()
+        .zip(game.positions())
+        .map(|(m, after)| {
+            let row = json!({
+                "side": side_name(side),
+                "move": notation::write(&m.mv, variant),
+                "capture": m.mv.is_capture(),
+                "promotion": m.mv.promotes(),
+                "quiet": m.counters.quiet,
+                "kings_only": m.counters.kings_only,
+                "wdl": verdict_text(m.verdict),
+                "plies": m.value.plies.0,
+                "fen": fen::write(&after, variant),
+            });
+            side = side.opponent();
+            row
+        })
+        .collect();
+    let (winner, reason, rule) = match &game.ending {
+        Ending::Won { winner, no_pieces } => {
+            (Some(side_name(*winner)), if *no_pieces { "no-pieces" } else { "no-move" }, None)
+        }
+        Ending::DrawnByRule { rule } => (None, "rule", Some(rule.as_str())),
+        Ending::DrawnByRepetition => (None, "repetition", None),
+    };
+    let report = json!({
+        "fen": fen,
+        "variant": variant.name(),
+        "material": material.to_string(),
+        "rules": { "name": rules.name, "hash": format!("{:016x}", rules.hash) },
+        "counters": { "quiet": counters.quiet, "kings_only": counters.kings_only },
+        "value": value_json(value),
+        "moves": moves,
+        "result": {
+            "wdl": game.ending.result_for(pos.turn()).name(),
+            "winner": winner,
+            "reason": reason,
+            "rule": rule,
+            "plies": game.moves.len(),
+            "fen": fen::write(&game.positions().last().unwrap_or(pos), variant),
+        },
+    });
+    format!("{}\n", serde_json::to_string_pretty(&report).expect("JSON values serialize"))
 }
 
 /// One line per ply: the move number, the move, the counters after it and

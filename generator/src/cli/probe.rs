@@ -85,9 +85,9 @@ pub struct ProbeArgs {
 /// A legal move as the report shows it: its stored value and, where the
 /// rule set is known, its verdict with the counters after it.
 pub(crate) struct Row {
-    pub mv: Move,
-    pub value: Value,
-    pub judged: Option<(Counters, Verdict)>,
+    mv: Move,
+    value: Value,
+    judged: Option<(Counters, Verdict)>,
 }
 
 /// What a probe finds: the position's value and every legal move's. The
@@ -212,7 +212,7 @@ impl Report {
 }
 
 /// Why counters cannot be judged: the rule set is not known.
-pub(super) fn unknown_rules(tb: &Tablebase) -> anyhow::Error {
+pub(crate) fn unknown_rules(tb: &Tablebase) -> anyhow::Error {
     anyhow::anyhow!(
         "the tables were built with rule set {}, which is no preset, and {} carries no copy of it \
          (built before damka.toml): give the rule file with --rules FILE",
@@ -266,7 +266,7 @@ pub(super) fn value_json(v: Value) -> serde_json::Value {
 
 /// A move: its stored value (fresh counters after it) and, where the rule
 /// set is known, its verdict with the counters after it.
-pub(crate) fn move_json(m: &Row, variant: Variant) -> serde_json::Value {
+fn move_json(m: &Row, variant: Variant) -> serde_json::Value {
     json!({
         "move": notation::write(&m.mv, variant),
         "wdl": m.value.wdl.name(),

@@ -6,7 +6,7 @@
 //! | `/api/info` | the game, rule set, largest slice and the board's squares as the page draws them |
 //! | `/api/position?fen=F[&move=M][&flip=1]` | the position (after move M, colours flipped) as FEN and as a list of pieces |
 //! | `/api/probe?fen=F[&variant=V][&quiet=N&kings_only=N]` | exactly what `damka probe F --json` prints |
-//! | `/api/playout?fen=F[&quiet=N&kings_only=N]` | the line of best moves to the end, with the counters |
+//! | `/api/playout?fen=F[&quiet=N&kings_only=N]` | exactly what `damka play F --json` prints |
 //! | `/api/audit[?material=M]` | what `damka audit --json` prints for the tables' rule set, or one slice of it |
 //! | `/api/audit.svg[?material=M]` | the picture `damka audit --plot` draws, or one slice's |
 //!
@@ -21,9 +21,9 @@ use serde_json::json;
 use super::http::{Request, Response};
 use crate::audit::{self, Audit};
 use crate::cli::parse_fen;
-use crate::cli::probe::{known_rules, move_json, probe, Row};
+use crate::cli::play;
+use crate::cli::probe::{known_rules, probe, unknown_rules};
 use crate::driver::{pairs_in_order, work};
-use crate::playout::play_out;
 
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("explorer.js");
@@ -171,17 +171,10 @@ impl Explorer {
     fn playout(&self, request: &Request) -> Answer {
         let pos = self.fen_param(request)?;
         let counters = counters_param(request)?;
-        let line = play_out(&self.tb, self.rules.as_ref(), &pos, counters).map_err(anyhow::Error::from)?;
-        let steps: Vec<_> = line
-            .steps
-            .iter()
-            .map(|s| {
-                let mut step = move_json(&Row { mv: s.mv, value: s.value, judged: s.judged }, self.variant());
-                step["fen"] = json!(fen::write(&s.after, self.variant()));
-                step
-            })
-            .collect();
-        Ok(json_response(&json!({ "fen": fen::write(&pos, self.variant()), "steps": steps, "end": line.end.describe() })))
+        let Some(rules) = &self.rules else { return refuse(404, unknown_rules(&self.tb).to_string()) };
+        let value = self.tb.probe_value(&pos).map_err(anyhow::Error::from)?;
+        let game = self.tb.play_out(&pos, rules, counters).map_err(anyhow::Error::from)?;
+        Ok(Response::new(200, "application/json", play::json_text(&game, rules, value, self.variant())))
     }
 
     fn audit(&self, request: &Request) -> Answer {

@@ -180,19 +180,27 @@ function play(m) {
   setPosition({ fen: boardFen(), move: m.move }, m.with_counters && $('use-counters').checked ? m.with_counters : null);
 }
 
+// The game `damka play` plays from here: both sides by the tables, the
+// draw rules counted by an arbiter.
 async function playOut() {
   const line = $('line');
   line.textContent = 'playing out...';
   try {
-    const out = await api('/api/playout', { fen: boardFen(), ...counterParams() });
-    const rows = out.steps.map((s, i) => el('tr', {},
-      el('td', {}, String(i + 1)), el('td', { class: 'text' }, s.move),
-      el('td', { class: 'text' }, words(s.with_counters ? s.with_counters.wdl : s.wdl)),
-      el('td', {}, s.wdl === 'draw' ? '' : String(s.plies)),
-      el('td', {}, s.with_counters ? `${s.with_counters.quiet}/${s.with_counters.kings_only}` : ''),
-      el('td', { class: 'text fen' }, s.fen)));
+    const game = await api('/api/playout', { fen: boardFen(), ...counterParams() });
+    const rows = game.moves.map((m, i) => el('tr', {},
+      el('td', {}, String(i + 1)), el('td', { class: 'text' }, m.move), el('td', { class: 'text' }, words(m.wdl)),
+      el('td', {}, m.wdl === 'draw' ? '' : String(m.plies)), el('td', {}, `${m.quiet}/${m.kings_only}`),
+      el('td', { class: 'text fen' }, m.fen)));
     const head = el('tr', {}, ...['ply', 'move', 'value for the mover', 'plies', 'quiet/kings-only after', 'position after'].map((t) => el('th', {}, t)));
-    line.replaceChildren(el('table', { id: 'line-table' }, head, ...rows), el('p', { id: 'line-end' }, `End: ${out.end}.`));
+    const r = game.result;
+    const loser = r.winner === 'white' ? 'black' : 'white';
+    const end = {
+      'no-move': `${r.winner} wins: ${loser} has no legal move`,
+      'no-pieces': `${r.winner} wins: ${loser} has no piece left`,
+      rule: `draw: the limit of rule ${r.rule} is reached`,
+      repetition: 'draw by threefold repetition',
+    }[r.reason];
+    line.replaceChildren(el('table', { id: 'line-table' }, head, ...rows), el('p', { id: 'line-end' }, `End after ${r.plies} plies: ${end}.`));
   } catch (e) {
     line.textContent = e.message;
   }
