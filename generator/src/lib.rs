@@ -1,8 +1,8 @@
 //! The damka generator: retrograde solver, table writer, verification,
 //! statistics and the `damka` command line.
 //!
-//! The pipeline, in the order a run goes through it: [`driver`] chooses the
-//! slices and their order, [`solver`] solves each slice pair (captures and
+//! The pipeline, in the order a run goes through it: [`driver`] takes the
+//! pairs and their order from [`graph`], [`solver`] solves each slice pair (captures and
 //! exits first, then retrograde iteration), [`writer`] compresses and writes
 //! the tables, in a directory [`claim`] locks and keeps to one variant and
 //! rule set. [`verify`] re-derives every written value independently of
@@ -15,6 +15,7 @@ pub mod claim;
 pub mod cli;
 pub mod counters;
 pub mod driver;
+pub mod graph;
 pub mod journal;
 pub mod naive;
 pub mod solver;
