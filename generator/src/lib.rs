@@ -7,7 +7,7 @@
 //! the tables, in a directory [`claim`] locks and keeps to one variant and
 //! rule set. [`verify`] re-derives every written value independently of
 //! the solver; [`stats`] counts what the tables hold; both find the files
-//! through [`catalog`].
+//! through [`catalog`]. [`plan`] lays a build out as cluster jobs.
 
 pub mod audit;
 pub mod catalog;
@@ -18,6 +18,7 @@ pub mod driver;
 pub mod graph;
 pub mod journal;
 pub mod naive;
+pub mod plan;
 pub mod solver;
 pub mod stats;
 pub mod unit;
