@@ -1,6 +1,8 @@
 //! The generation pipeline: choose the slices, solve them in dependency
 //! order, write and check each table, skip what an earlier run finished.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -67,6 +69,7 @@ pub struct PieceSummary {
     pub seconds: [f64; 2],
 }
 
+/// Builds every pair up to `job.max_pieces`, leaving the finished ones.
 pub fn run(job: &Job) -> Result<Summary> {
     // A rule set built in code never met the reader's check of its name:
     // refuse it before touching the directory rather than when writing.
@@ -82,7 +85,9 @@ pub fn run(job: &Job) -> Result<Summary> {
 /// through the very steps of [`run`], so the files are the same bytes.
 pub fn run_pairs(job: &Job, pairs: &[Material]) -> Result<Summary> {
     check_rules_name(&job.rules)?;
-    let pairs: Vec<Material> = pairs.iter().map(|&p| graph::pair_of(p)).collect();
+    let mut pairs: Vec<Material> = pairs.iter().map(|&p| graph::pair_of(p)).collect();
+    pairs.sort();
+    pairs.dedup();
     let _claim = claim::claim_pairs(&job.dir, job.variant, &job.rules, &pairs)?;
     build(job, &pairs)
 }
@@ -97,8 +102,12 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
     let started = Instant::now();
     let rules_id = RulesId { name: job.rules.name.clone(), hash: job.rules.hash };
     let opts = Options { variant: job.variant, metric: Metric::Conversion, rules: Some(job.rules.clone()) };
+    // Each pair's files are read whole to be judged: once.
+    let judged: RefCell<HashMap<Material, bool>> = RefCell::new(HashMap::new());
     let finished = |pair: Material| {
-        graph::slices_of(pair).iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m))
+        *judged.borrow_mut().entry(pair).or_insert_with(|| {
+            graph::slices_of(pair).iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m))
+        })
     };
     let mut summary = Summary::default();
     let mut to_solve = Vec::new();
@@ -142,7 +151,12 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
         match &step.action {
             Action::Load(slices) => {
                 for &m in slices {
+                    // Minutes for a large slice: say what is going on.
+                    let bar = bars.add(ProgressBar::new_spinner());
+                    bar.set_message(format!("reading back {}-{m}", job.variant));
+                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
                     let solved = writer::load(&job.dir, job.variant, m, &known)?;
+                    bar.finish_and_clear();
                     known.insert(m, Arc::new(solved));
                 }
             }

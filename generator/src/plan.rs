@@ -234,7 +234,7 @@ impl Plan {
         let mut out = String::new();
         out.push_str(&format!(
             "{:<14} {:>15} {:>15} {:>11} {:>9}  inputs\n",
-            "pair", "positions", "reads back", "memory", "time"
+            "pair", "positions", "reads back", "memory", "core time"
         ));
         for p in &self.pairs {
             out.push_str(&format!(
