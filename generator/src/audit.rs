@@ -13,7 +13,7 @@ use damka::{fen, Counters, Position, RuleSet, SliceIndex, Value, Variant, Verdic
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::driver::{pairs_in_order, release_unneeded};
+use crate::graph::{self, pairs_in_order};
 use crate::solver::{solve_pair_both, Known, Metric, Options, Solved};
 
 mod plot;
@@ -86,8 +86,9 @@ pub fn run(variant: Variant, rules: Arc<RuleSet>, max_pieces: u8, on_pair: &(dyn
     let opts = options(variant, rules.clone());
     let mut known = Known::new();
     let mut slices = Vec::new();
-    let pairs = pairs_in_order(max_pieces);
-    for (i, &material) in pairs.iter().enumerate() {
+    let steps = graph::steps(&pairs_in_order(max_pieces), |_| false).expect("every pair is solved");
+    for step in steps {
+        let material = step.pair;
         let both = solve_pair_both(material, &opts, &known, on_pair);
         let finals = both.rules.unwrap_or_else(|| both.pure.iter().map(Solved::copy).collect());
         for (pure, fin) in both.pure.iter().zip(&finals) {
@@ -96,7 +97,9 @@ pub fn run(variant: Variant, rules: Arc<RuleSet>, max_pieces: u8, on_pair: &(dyn
         for s in finals {
             known.insert(s.index.material(), Arc::new(s));
         }
-        release_unneeded(&mut known, &pairs[i + 1..]);
+        for m in &step.release {
+            known.remove(m);
+        }
     }
     Audit { variant: variant.to_string(), rules: rules.name.clone(), rules_hash: format!("{:016x}", rules.hash), slices }
 }

@@ -1,6 +1,8 @@
 //! The generation pipeline: choose the slices, solve them in dependency
 //! order, write and check each table, skip what an earlier run finished.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -10,6 +12,7 @@ use damka::{Material, RuleSet, Variant};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::claim;
+use crate::graph::{self, Action};
 use crate::journal::{journal_path, Journal};
 use crate::solver::{solve_pair, solve_pair_resumable, Known, Metric, Options};
 use crate::writer::{self, RulesId};
@@ -66,90 +69,133 @@ pub struct PieceSummary {
     pub seconds: [f64; 2],
 }
 
-/// Slice pairs (a slice and its colour-swapped twin) in an order where
-/// every pair comes after those it depends on: fewer pieces first (captures),
-/// then fewer men (promotions turn a man into a king).
-pub fn pairs_in_order(max_pieces: u8) -> Vec<Material> {
-    let mut pairs: Vec<Material> =
-        Material::all_up_to(max_pieces).into_iter().filter(|m| *m <= m.swap()).collect();
-    pairs.sort_by_key(|m| (m.pieces(), m.men(), *m));
-    pairs
-}
-
+/// Builds every pair up to `job.max_pieces`, leaving the finished ones.
 pub fn run(job: &Job) -> Result<Summary> {
     // A rule set built in code never met the reader's check of its name:
     // refuse it before touching the directory rather than when writing.
-    RuleSet::check_name(&job.rules.name, job.rules.is_empty())
-        .map_err(|why| anyhow!("rule set name '{}': {why}", job.rules.name))?;
+    check_rules_name(&job.rules)?;
     // Held until the run ends: no other run writes into the directory.
     let _claim = claim::claim(&job.dir, job.variant, &job.rules, job.replace)?;
+    build(job, &graph::pairs_in_order(job.max_pieces))
+}
+
+/// Builds only the pairs `pairs` (a cluster job: `damka generate --pair`),
+/// beside other such jobs in the same directory. Every pair they need must
+/// be finished; pairs already finished are left as they are. Solving goes
+/// through the very steps of [`run`], so the files are the same bytes.
+pub fn run_pairs(job: &Job, pairs: &[Material]) -> Result<Summary> {
+    check_rules_name(&job.rules)?;
+    let mut pairs: Vec<Material> = pairs.iter().map(|&p| graph::pair_of(p)).collect();
+    pairs.sort();
+    pairs.dedup();
+    let _claim = claim::claim_pairs(&job.dir, job.variant, &job.rules, &pairs)?;
+    build(job, &pairs)
+}
+
+fn check_rules_name(rules: &RuleSet) -> Result<()> {
+    RuleSet::check_name(&rules.name, rules.is_empty()).map_err(|why| anyhow!("rule set name '{}': {why}", rules.name))
+}
+
+/// Solves what of `targets` is not finished in the claimed directory,
+/// reading back the finished slices it needs.
+fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
     let started = Instant::now();
-    let pairs = pairs_in_order(job.max_pieces);
     let rules_id = RulesId { name: job.rules.name.clone(), hash: job.rules.hash };
     let opts = Options { variant: job.variant, metric: Metric::Conversion, rules: Some(job.rules.clone()) };
+    // Each pair's files are read whole to be judged: once.
+    let judged: RefCell<HashMap<Material, bool>> = RefCell::new(HashMap::new());
+    let finished = |pair: Material| {
+        *judged.borrow_mut().entry(pair).or_insert_with(|| {
+            graph::slices_of(pair).iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m))
+        })
+    };
+    let mut summary = Summary::default();
+    let mut to_solve = Vec::new();
+    for &pair in targets {
+        if finished(pair) {
+            summary.skipped += graph::slices_of(pair).len();
+            // Killed after writing the tables, before deleting the journal.
+            let journal = journal_path(&job.dir, job.variant, pair);
+            if journal.exists() {
+                std::fs::remove_file(&journal).with_context(|| format!("cannot delete {}", journal.display()))?;
+            }
+        } else {
+            to_solve.push(pair);
+        }
+    }
+    let steps = graph::steps(&to_solve, finished).map_err(|missing| {
+        let names: Vec<String> = to_solve.iter().map(|p| format!("{}-{p}", job.variant)).collect();
+        anyhow!(
+            "cannot build {}: the pair {}-{} is not finished in {} (the pair {} reads it); build it first \
+             (damka generate --pair {} --dir {})",
+            names.join(", "),
+            job.variant,
+            missing.pair,
+            job.dir.display(),
+            missing.needed_by,
+            missing.pair,
+            job.dir.display()
+        )
+    })?;
     let bars = MultiProgress::new();
     if !job.progress {
         bars.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let finished: Vec<bool> = pairs
-        .iter()
-        .map(|&m| distinct(m).iter().all(|m| writer::is_finished(&job.dir, job.variant, &rules_id, *m)))
-        .collect();
-    // The overall bar counts the work of this run only, so that its rate
-    // and ETA are those of solving.
-    let to_do: Vec<Material> = pairs.iter().zip(&finished).filter(|(_, done)| !**done).map(|(m, _)| *m).collect();
-    let overall = bars.add(ProgressBar::new(work(&to_do, &opts)));
+    let overall = bars.add(ProgressBar::new(work(&to_solve, &opts)));
     overall.set_style(style("all slices"));
 
     let mut known = Known::new();
-    let mut summary = Summary::default();
-    for (i, &material) in pairs.iter().enumerate() {
-        if finished[i] {
-            // Read back only what a pair still to solve reaches: reading
-            // resolves every capture position, which costs minutes at six
-            // pieces. (What a needed slice's captures reach is needed too.)
-            for m in distinct(material).into_iter().filter(|m| needed(*m, &pairs[i + 1..])) {
-                let solved = writer::load(&job.dir, job.variant, m, &known)?;
-                known.insert(m, Arc::new(solved));
+    let mut solved_pairs = 0;
+    for step in &steps {
+        let material = step.pair;
+        match &step.action {
+            Action::Load(slices) => {
+                for &m in slices {
+                    // Minutes for a large slice: say what is going on.
+                    let bar = bars.add(ProgressBar::new_spinner());
+                    bar.set_message(format!("reading back {}-{m}", job.variant));
+                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+                    let solved = writer::load(&job.dir, job.variant, m, &known)?;
+                    bar.finish_and_clear();
+                    known.insert(m, Arc::new(solved));
+                }
             }
-            summary.skipped += distinct(material).len();
-            // Killed after writing the tables, before deleting the journal.
-            let journal = journal_path(&job.dir, job.variant, material);
-            if journal.exists() {
-                std::fs::remove_file(&journal).with_context(|| format!("cannot delete {}", journal.display()))?;
+            Action::Solve => {
+                solved_pairs += 1;
+                let bar = bars.add(ProgressBar::new(work(&[material], &opts)));
+                bar.set_style(style(&format!("{material} ({solved_pairs}/{})", to_solve.len())));
+                bar.enable_steady_tick(std::time::Duration::from_millis(500));
+                let mut journal = Journal::open(&job.dir, job.variant, material, &rules_id)?;
+                let solved = solve_pair_resumable(
+                    material,
+                    &opts,
+                    &known,
+                    &|n| {
+                        bar.inc(n);
+                        overall.inc(n);
+                    },
+                    &mut journal,
+                )?;
+                bar.finish_and_clear();
+                summary.resumed_levels += journal.restored();
+                let by_pieces = &mut summary.by_pieces[material.pieces() as usize];
+                by_pieces.seconds[0] += solved.seconds[0];
+                by_pieces.seconds[1] += solved.seconds[1];
+                for s in solved.finals() {
+                    let m = s.index.material();
+                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, &s)?;
+                    by_pieces.bytes += wdl + dtc;
+                    by_pieces.wdl_bytes += wdl;
+                    by_pieces.positions += s.index.size();
+                    by_pieces.slices += 1;
+                    known.insert(m, Arc::new(s));
+                }
+                journal.finish()?;
             }
-            continue;
         }
-        let bar = bars.add(ProgressBar::new(work(&[material], &opts)));
-        bar.set_style(style(&format!("{material} ({}/{})", i + 1, pairs.len())));
-        bar.enable_steady_tick(std::time::Duration::from_millis(500));
-        let mut journal = Journal::open(&job.dir, job.variant, material, &rules_id)?;
-        let solved = solve_pair_resumable(
-            material,
-            &opts,
-            &known,
-            &|n| {
-                bar.inc(n);
-                overall.inc(n);
-            },
-            &mut journal,
-        )?;
-        bar.finish_and_clear();
-        summary.resumed_levels += journal.restored();
-        let by_pieces = &mut summary.by_pieces[material.pieces() as usize];
-        by_pieces.seconds[0] += solved.seconds[0];
-        by_pieces.seconds[1] += solved.seconds[1];
-        for s in solved.finals() {
-            let m = s.index.material();
-            let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, &s)?;
-            by_pieces.bytes += wdl + dtc;
-            by_pieces.wdl_bytes += wdl;
-            by_pieces.positions += s.index.size();
-            by_pieces.slices += 1;
-            known.insert(m, Arc::new(s));
+        for m in &step.release {
+            known.remove(m);
         }
-        journal.finish()?;
-        release_unneeded(&mut known, &pairs[i + 1..]);
     }
     overall.finish_and_clear();
     summary.seconds = started.elapsed().as_secs_f64();
@@ -159,7 +205,7 @@ pub fn run(job: &Job) -> Result<Summary> {
 /// Solves every slice up to `max_pieces` in memory (for tests and checks).
 pub fn solve_in_memory(opts: &Options, max_pieces: u8) -> Known {
     let mut known = Known::new();
-    for material in pairs_in_order(max_pieces) {
+    for material in graph::pairs_in_order(max_pieces) {
         for s in solve_pair(material, opts, &known, &|_| {}) {
             known.insert(s.index.material(), Arc::new(s));
         }
@@ -167,34 +213,10 @@ pub fn solve_in_memory(opts: &Options, max_pieces: u8) -> Known {
     known
 }
 
-fn distinct(material: Material) -> Vec<Material> {
-    if material == material.swap() {
-        vec![material]
-    } else {
-        vec![material, material.swap()]
-    }
-}
-
-fn pair_size(material: Material) -> u64 {
-    distinct(material).iter().map(|m| damka::SliceIndex::new(*m).size()).sum()
-}
-
 /// The positions solving `pairs` reports through its progress callback:
 /// each pair's once per pass. Progress bars count up to this.
 pub fn work(pairs: &[Material], opts: &Options) -> u64 {
-    pairs.iter().map(|&m| pair_size(m) * opts.passes()).sum()
-}
-
-/// Drops solved slices that no remaining pair can reach: a pair only
-/// reaches slices with fewer pieces (captures) or with one man fewer
-/// (promotions); the swapped twin of each remaining pair counts too.
-pub(crate) fn release_unneeded(known: &mut Known, remaining: &[Material]) {
-    known.retain(|m, _| needed(*m, remaining));
-}
-
-/// Whether a pair of `remaining` can reach slice `m`.
-fn needed(m: Material, remaining: &[Material]) -> bool {
-    remaining.iter().any(|r| m.pieces() < r.pieces() || (m.pieces() == r.pieces() && m.men() + 1 == r.men()))
+    pairs.iter().map(|&m| graph::pair_size(m) * opts.passes()).sum()
 }
 
 fn style(prefix: &str) -> ProgressStyle {
@@ -219,7 +241,7 @@ mod tests {
             let opts = Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) };
             assert_eq!(opts.passes(), passes);
             let mut known = Known::new();
-            for material in pairs_in_order(4) {
+            for material in graph::pairs_in_order(4) {
                 let reported = AtomicU64::new(0);
                 let solved = solve_pair(material, &opts, &known, &|n| {
                     reported.fetch_add(n, Ordering::Relaxed);

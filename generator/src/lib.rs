@@ -1,13 +1,13 @@
 //! The damka generator: retrograde solver, table writer, verification,
 //! statistics and the `damka` command line.
 //!
-//! The pipeline, in the order a run goes through it: [`driver`] chooses the
-//! slices and their order, [`solver`] solves each slice pair (captures and
+//! The pipeline, in the order a run goes through it: [`driver`] takes the
+//! pairs and their order from [`graph`], [`solver`] solves each slice pair (captures and
 //! exits first, then retrograde iteration), [`writer`] compresses and writes
 //! the tables, in a directory [`claim`] locks and keeps to one variant and
 //! rule set. [`verify`] re-derives every written value independently of
 //! the solver; [`stats`] counts what the tables hold; both find the files
-//! through [`catalog`].
+//! through [`catalog`]. [`plan`] lays a build out as cluster jobs.
 
 pub mod audit;
 pub mod catalog;
@@ -15,8 +15,10 @@ pub mod claim;
 pub mod cli;
 pub mod counters;
 pub mod driver;
+pub mod graph;
 pub mod journal;
 pub mod naive;
+pub mod plan;
 pub mod solver;
 pub mod stats;
 pub mod unit;

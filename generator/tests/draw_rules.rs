@@ -22,7 +22,7 @@ use std::sync::{Arc, OnceLock};
 
 use damka::{fen, Color, Counters, Material, Position, RuleSet, SliceIndex, Value, Variant, Verdict, Wdl};
 use damka_generator::counters::{PairStates, Solver};
-use damka_generator::driver::pairs_in_order;
+use damka_generator::graph::pairs_in_order;
 use damka_generator::solver::{solve_pair, Known, Metric, Options};
 
 const RUSSIAN: &str = include_str!("../../data/rules/russian.toml");

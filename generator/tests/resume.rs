@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use damka::{Material, RuleSet, Variant};
-use damka_generator::driver::pairs_in_order;
+use damka_generator::graph::pairs_in_order;
 use damka_generator::journal::Journal;
 use damka_generator::solver::{
     solve_pair_both, solve_pair_resumable, Checkpoint, ConfigResult, Known, Metric, Options, Pass,

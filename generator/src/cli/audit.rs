@@ -12,7 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::generate::load_rules;
 use crate::audit;
-use crate::driver::{pairs_in_order, work};
+use crate::driver::work;
+use crate::graph::pairs_in_order;
 
 #[derive(Args)]
 pub struct AuditArgs {

@@ -6,9 +6,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::sync::Arc;
 
-use damka::{RuleSet, Variant};
+use damka::{Material, RuleSet, Variant};
 
 use crate::driver::{self, Job};
+use crate::graph::MAX_PIECES;
 
 /// A rule set by preset name or file path; by default the game's own.
 pub fn load_rules(name: Option<&str>, variant: Variant) -> Result<RuleSet> {
@@ -53,15 +54,39 @@ pub struct GenerateArgs {
     /// Delete the tables of another variant or rule set found in --dir
     /// (damka's table files and manifest only) and build anew; without it,
     /// such a directory is refused.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "pair")]
     replace: bool,
+    /// Build only this slice pair (KKMvK: the slice and its colour-swapped
+    /// twin), once every pair it needs is finished in --dir; may be given
+    /// more than once. Other pair jobs may build other pairs in the same
+    /// directory at the same time (a cluster job: see damka plan --slurm).
+    #[arg(long, value_name = "MATERIAL")]
+    pair: Vec<String>,
+}
+
+/// The pairs `--pair` names, each checked against `--pieces`.
+fn pairs(names: &[String], pieces: u8) -> Result<Vec<Material>> {
+    names
+        .iter()
+        .map(|name| {
+            let m: Material = name.parse()?;
+            if !m.is_contested() {
+                bail!("--pair {name}: a side without pieces has lost; there is no such slice");
+            }
+            if m.pieces() > pieces {
+                bail!("--pair {name}: {} pieces, more than --pieces {pieces}", m.pieces());
+            }
+            Ok(m)
+        })
+        .collect()
 }
 
 
 pub fn run(args: GenerateArgs) -> Result<()> {
-    if !(2..=7).contains(&args.pieces) {
-        bail!("--pieces {}: damka builds slices of 2 to 7 pieces", args.pieces);
+    if !(2..=MAX_PIECES).contains(&args.pieces) {
+        bail!("--pieces {}: damka builds slices of 2 to {MAX_PIECES} pieces", args.pieces);
     }
+    let pairs = pairs(&args.pair, args.pieces)?;
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start worker threads")?;
     }
@@ -74,8 +99,13 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         progress: !args.quiet,
         replace: args.replace,
     };
-    let s = driver::run(&job)?;
+    let s = if pairs.is_empty() { driver::run(&job)? } else { driver::run_pairs(&job, &pairs)? };
     let total = s.total();
+    if total.slices == 0 && !pairs.is_empty() {
+        let names: Vec<String> = pairs.iter().map(|p| format!("{}-{p}", args.variant)).collect();
+        println!("{} already finished in {}: nothing to do", names.join(", "), job.dir.display());
+        return Ok(());
+    }
     let mut done = format!("{} slices solved, {} slices already done", total.slices, s.skipped);
     if s.resumed_levels > 0 {
         done += &format!(" ({} levels of men configurations taken from an interrupted run)", s.resumed_levels);

@@ -4,6 +4,7 @@ mod audit;
 mod generate;
 mod info;
 mod perft;
+mod plan;
 mod play;
 mod probe;
 mod serve;
@@ -30,6 +31,9 @@ enum Command {
     Moves(perft::MovesArgs),
     /// Solve every slice with up to N pieces and write the tables.
     Generate(generate::GenerateArgs),
+    /// The build as cluster jobs: each slice pair's inputs, positions,
+    /// memory and time; a Slurm submission script.
+    Plan(plan::PlanArgs),
     /// Check every table: block checksums, and every value re-derived from
     /// its successors.
     Verify(verify::VerifyArgs),
@@ -55,6 +59,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(args) => perft::run(args),
         Command::Moves(args) => perft::moves(args),
         Command::Generate(args) => generate::run(args),
+        Command::Plan(args) => plan::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Probe(args) => probe::run(args),

@@ -1,0 +1,271 @@
+//! The pair graph: which slices a slice pair's captures and promotions lead
+//! to, an order of the pairs where each comes after those it needs, and
+//! the steps (read back or solve) that build a chosen set of pairs.
+//!
+//! The one source of the order of work: the local build
+//! ([`crate::driver`]), the audit and the cluster plan ([`crate::plan`])
+//! all read it.
+//!
+//! What a slice leads to is worked out from its material alone, for every
+//! game: a capture takes one or more of the opponent's pieces, and the
+//! capturing man may be crowned on the way; a quiet move changes the
+//! material only by crowning a man. That is a superset of what the moves
+//! of a game can reach (an Italian man never takes a king), which costs a
+//! little memory and never a missing slice.
+
+use std::collections::{BTreeSet, HashMap};
+
+use damka::Material;
+
+/// The most pieces damka builds slices of (and plans for: eight pieces
+/// are a cluster's work).
+pub const MAX_PIECES: u8 = 8;
+
+/// A slice pair by its smaller slice: `KKvKM`, not `KMvKK`.
+pub fn pair_of(slice: Material) -> Material {
+    slice.min(slice.swap())
+}
+
+/// The slices of the pair `pair`: one when the pair is symmetric (KvK).
+pub fn slices_of(pair: Material) -> Vec<Material> {
+    if pair == pair.swap() {
+        vec![pair]
+    } else {
+        vec![pair, pair.swap()]
+    }
+}
+
+/// The positions of the pair `pair`, both slices.
+pub fn pair_size(pair: Material) -> u64 {
+    slices_of(pair).iter().map(|m| damka::SliceIndex::new(*m).size()).sum()
+}
+
+/// The slices a capture from `slice` can lead to (seen from the side to
+/// move after it): fewer pieces, never the same pair. Captures that take
+/// the opponent's last piece end the game and lead to no slice.
+pub fn captures_lead_to(slice: Material) -> BTreeSet<Material> {
+    let Material { own_kings, own_men, opp_kings, opp_men } = slice;
+    // The capturer as it ends: as it was, or a man crowned on the way.
+    let mut capturers = vec![(own_kings, own_men)];
+    if own_men > 0 {
+        capturers.push((own_kings + 1, own_men - 1));
+    }
+    let mut out = BTreeSet::new();
+    for kings_taken in 0..=opp_kings {
+        for men_taken in 0..=opp_men {
+            let (kings_left, men_left) = (opp_kings - kings_taken, opp_men - men_taken);
+            if kings_taken + men_taken == 0 || kings_left + men_left == 0 {
+                continue;
+            }
+            for &(k, m) in &capturers {
+                out.insert(Material::new(kings_left, men_left, k, m));
+            }
+        }
+    }
+    out
+}
+
+/// The slice a quiet move that crowns a man of `slice` leads to, if it has
+/// a man: the same pieces, one man fewer.
+pub fn promotion_leads_to(slice: Material) -> Option<Material> {
+    (slice.own_men > 0).then(|| Material::new(slice.opp_kings, slice.opp_men, slice.own_kings + 1, slice.own_men - 1))
+}
+
+/// The slices solving the pair `pair` reads: where the captures and
+/// promotions of both its slices lead.
+pub fn solve_reads(pair: Material) -> BTreeSet<Material> {
+    let own = slices_of(pair);
+    own.iter()
+        .flat_map(|&s| captures_lead_to(s).into_iter().chain(promotion_leads_to(s)))
+        .filter(|s| !own.contains(s))
+        .collect()
+}
+
+/// The pairs the pair `pair` needs finished before it is solved.
+pub fn inputs(pair: Material) -> Vec<Material> {
+    let pairs: BTreeSet<Material> = solve_reads(pair).into_iter().map(pair_of).collect();
+    let mut pairs: Vec<Material> = pairs.into_iter().collect();
+    sort_in_order(&mut pairs);
+    pairs
+}
+
+/// The order of work: fewer pieces first (captures), then fewer men
+/// (promotions crown a man), so every pair comes after its inputs.
+fn order_key(pair: &Material) -> (u8, u8, Material) {
+    (pair.pieces(), pair.men(), *pair)
+}
+
+fn sort_in_order(pairs: &mut [Material]) {
+    pairs.sort_by_key(order_key);
+}
+
+/// Every slice pair with 2 to `max_pieces` pieces, each after its inputs.
+pub fn pairs_in_order(max_pieces: u8) -> Vec<Material> {
+    let mut pairs: Vec<Material> =
+        Material::all_up_to(max_pieces).into_iter().filter(|m| *m == pair_of(*m)).collect();
+    sort_in_order(&mut pairs);
+    pairs
+}
+
+/// Every pair the pairs `targets` need, directly or through other pairs,
+/// the targets themselves not included unless one needs another; in order.
+pub fn needed_by(targets: &[Material]) -> Vec<Material> {
+    let mut seen = BTreeSet::new();
+    let mut todo: Vec<Material> = targets.to_vec();
+    while let Some(p) = todo.pop() {
+        for input in inputs(p) {
+            if seen.insert(input) {
+                todo.push(input);
+            }
+        }
+    }
+    let mut out: Vec<Material> = seen.into_iter().collect();
+    sort_in_order(&mut out);
+    out
+}
+
+/// What a build does with one pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Solve the pair and write its tables.
+    Solve,
+    /// Read these slices of a finished pair back from their files (only
+    /// those a later step reads; reading one resolves its capture positions
+    /// from the slices its captures lead to, which costs minutes at six
+    /// pieces).
+    Load(Vec<Material>),
+}
+
+/// One step of a build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub pair: Material,
+    pub action: Action,
+    /// The slices in memory no later step reads: drop them after this one.
+    pub release: Vec<Material>,
+}
+
+/// A pair that is needed, neither finished nor to be solved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    pub pair: Material,
+    /// A pair that needs it (directly).
+    pub needed_by: Material,
+}
+
+/// The steps that solve the pairs `solve` (any order) when the pairs for
+/// which `finished` holds are on disk: the finished pairs a solved pair
+/// reads, directly or through the captures of a slice read back, are read
+/// back first; every slice leaves memory after the last step that reads it.
+/// Fails naming a needed pair that is neither.
+pub fn steps(solve: &[Material], finished: impl Fn(Material) -> bool) -> Result<Vec<Step>, Missing> {
+    let solve: BTreeSet<Material> = solve.iter().map(|&m| pair_of(m)).collect();
+    let mut pairs: Vec<Material> = solve.iter().copied().chain(needed_by(&solve.iter().copied().collect::<Vec<_>>())).collect();
+    sort_in_order(&mut pairs);
+    pairs.dedup();
+    // Backwards: which slices a later step reads, and the last step that
+    // reads each.
+    let mut reads_at: Vec<Vec<Material>> = vec![Vec::new(); pairs.len()];
+    let mut actions: Vec<Option<Action>> = vec![None; pairs.len()];
+    let mut wanted: HashMap<Material, Material> = HashMap::new(); // slice -> a pair that reads it
+    for (i, &pair) in pairs.iter().enumerate().rev() {
+        let wanted_here: Vec<Material> = slices_of(pair).into_iter().filter(|s| wanted.contains_key(s)).collect();
+        if solve.contains(&pair) {
+            reads_at[i] = solve_reads(pair).into_iter().collect();
+            actions[i] = Some(Action::Solve);
+        } else if wanted_here.is_empty() {
+            continue;
+        } else if finished(pair) {
+            reads_at[i] = wanted_here.iter().flat_map(|&s| captures_lead_to(s)).collect::<BTreeSet<_>>().into_iter().collect();
+            actions[i] = Some(Action::Load(wanted_here));
+        } else {
+            return Err(Missing { pair, needed_by: wanted[&wanted_here[0]] });
+        }
+        for &s in &reads_at[i] {
+            wanted.entry(s).or_insert(pair);
+        }
+    }
+    let mut last_read: HashMap<Material, usize> = HashMap::new();
+    for (i, reads) in reads_at.iter().enumerate() {
+        for &s in reads {
+            last_read.insert(s, i);
+        }
+    }
+    // Forwards: each step, then what no later step reads.
+    let mut out = Vec::new();
+    let mut in_memory: BTreeSet<Material> = BTreeSet::new();
+    for (i, action) in actions.into_iter().enumerate() {
+        let Some(action) = action else { continue };
+        let pair = pairs[i];
+        match &action {
+            Action::Solve => in_memory.extend(slices_of(pair)),
+            Action::Load(slices) => in_memory.extend(slices.iter().copied()),
+        }
+        let release: Vec<Material> = in_memory.iter().copied().filter(|s| last_read.get(s).is_none_or(|&l| l <= i)).collect();
+        for s in &release {
+            in_memory.remove(s);
+        }
+        out.push(Step { pair, action, release });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(text: &str) -> Material {
+        text.parse().expect("material")
+    }
+
+    #[test]
+    fn captures_and_crownings_lead_where_the_material_says() {
+        // KM v K: the king or the man takes the lone king (game over), or
+        // the man is crowned: KvKK.
+        assert!(captures_lead_to(m("KMvK")).is_empty());
+        assert_eq!(promotion_leads_to(m("KMvK")), Some(m("KvKK")));
+        assert_eq!(promotion_leads_to(m("KKvK")), None);
+        let from = captures_lead_to(m("MvKM"));
+        let want: BTreeSet<Material> = [m("KvM"), m("KvK"), m("MvM"), m("MvK")].into_iter().collect();
+        assert_eq!(from, want);
+    }
+
+    #[test]
+    fn every_input_comes_first_in_the_order() {
+        let pairs = pairs_in_order(6);
+        let at: HashMap<Material, usize> = pairs.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+        for (i, &p) in pairs.iter().enumerate() {
+            assert!(!inputs(p).contains(&p), "{p} needs itself");
+            for input in inputs(p) {
+                assert!(at[&input] < i, "{p} comes before its input {input}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_input_is_named() {
+        let err = steps(&[m("KKvK")], |p| p != m("KvK")).unwrap_err();
+        assert_eq!(err, Missing { pair: m("KvK"), needed_by: m("KvKK") });
+        // Its promotion (KKvKKK, five pieces) or a four-piece capture.
+        let err = steps(&[m("KKMvKK")], |p| p.pieces() < 4).unwrap_err();
+        assert!(err.pair.pieces() >= 4 && needed_by(&[m("KKMvKK")]).contains(&err.pair), "{err:?}");
+    }
+
+    #[test]
+    fn steps_read_back_only_what_is_read_and_release_everything() {
+        let steps = steps(&[m("KKvKK")], |_| true).unwrap();
+        assert_eq!(steps.last().unwrap().action, Action::Solve);
+        let mut loaded = BTreeSet::new();
+        let mut released = BTreeSet::new();
+        for s in &steps {
+            if let Action::Load(slices) = &s.action {
+                loaded.extend(slices.iter().copied());
+            }
+            released.extend(s.release.iter().copied());
+        }
+        // KKvKK takes a king: KvKK, whose captures lead to KvK.
+        let want: BTreeSet<Material> = [m("KvKK"), m("KvK")].into_iter().collect();
+        assert_eq!(loaded, want);
+        assert!(loaded.iter().all(|s| released.contains(s)), "every slice read back leaves memory");
+    }
+}
