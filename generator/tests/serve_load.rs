@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use damka::{fen, Material, SliceIndex, Variant};
-use damka_generator::driver::pairs_in_order;
+use damka_generator::graph::pairs_in_order;
 use support::http::{encode, Client, Server};
 use support::generate_with_rules;
 

@@ -23,7 +23,8 @@ use crate::audit::{self, Audit};
 use crate::cli::parse_fen;
 use crate::cli::play;
 use crate::cli::probe::{known_rules, probe, unknown_rules};
-use crate::driver::{pairs_in_order, work};
+use crate::driver::work;
+use crate::graph::pairs_in_order;
 
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("explorer.js");
