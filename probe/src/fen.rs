@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use crate::board::{Color, Square};
-use crate::position::{Position, PositionError, Setup};
+use crate::board::{Bitboard, Color, Square};
+use crate::position::{Position, PositionError, Role, Setup};
 use crate::variant::{Numbering, Variant};
 
 /// What is wrong with a FEN, and where.
@@ -18,6 +18,8 @@ pub enum FenError {
     BadSide(String),
     #[error("the {0:?} piece list is given twice")]
     SideTwice(Color),
+    #[error("piece '{letter}' in the {side:?} list ('{token}'): {why}")]
+    BadPiece { side: Color, token: String, letter: char, why: String },
     #[error("square '{token}' in the {side:?} list: {why}")]
     BadSquare { side: Color, token: String, why: &'static str },
     #[error("too many parts: '{0}' after the two piece lists")]
@@ -90,6 +92,44 @@ pub fn square_text(sq: Square, variant: Variant) -> String {
 
 /// Parses a FEN for `variant` (which decides how square numbers read).
 pub fn parse(text: &str, variant: Variant) -> Result<Position, FenError> {
+    let mut setup = Setup::default();
+    let turn = parse_pieces(
+        text,
+        variant.rules().numbering,
+        |letter| match letter {
+            None => Ok(Role::Man),
+            Some('K') => Ok(Role::King),
+            Some(other) => {
+                let cheskers = matches!(other, 'B' | 'C')
+                    .then_some(" (B and C are Cheskers' bishop and camel: --variant cheskers)")
+                    .unwrap_or_default();
+                Err(format!("{variant} has men (a plain square) and kings (K) only{cheskers}"))
+            }
+        },
+        |side, role, sq| {
+            let target = match (side, role) {
+                (Color::White, Role::Man) => &mut setup.white_men,
+                (Color::White, Role::King) => &mut setup.white_kings,
+                (Color::Black, Role::Man) => &mut setup.black_men,
+                (Color::Black, Role::King) => &mut setup.black_kings,
+            };
+            *target = target.with(sq);
+        },
+    )?;
+    setup.turn = Some(turn);
+    Ok(Position::from_setup(&setup)?)
+}
+
+/// Reads a FEN's side to move and its two piece lists, the grammar every
+/// game shares. Each piece goes to `place` with its side, its kind as
+/// `kind` reads the piece letter (None: a plain square, a man; letters
+/// are upper-cased) and its square. A square given twice is refused here.
+pub(crate) fn parse_pieces<K: Copy>(
+    text: &str,
+    numbering: Numbering,
+    kind: impl Fn(Option<char>) -> Result<K, String>,
+    mut place: impl FnMut(Color, K, Square),
+) -> Result<Color, FenError> {
     let text = text.trim().trim_end_matches('.');
     let mut parts = text.split(':');
     let turn = match parts.next().map(str::trim) {
@@ -98,8 +138,8 @@ pub fn parse(text: &str, variant: Variant) -> Result<Position, FenError> {
         Some("B" | "b") => Color::Black,
         Some(other) => return Err(FenError::BadTurn(excerpt(other))),
     };
-    let mut setup = Setup { turn: Some(turn), ..Setup::default() };
     let mut given = [false; 2];
+    let mut seen = Bitboard::EMPTY;
     for (i, part) in parts.enumerate() {
         let part = part.trim();
         if i >= 2 {
@@ -113,48 +153,47 @@ pub fn parse(text: &str, variant: Variant) -> Result<Position, FenError> {
         if std::mem::replace(&mut given[side.index()], true) {
             return Err(FenError::SideTwice(side));
         }
-        parse_side(&part[1..], side, variant.rules().numbering, &mut setup)?;
-    }
-    Ok(Position::from_setup(&setup)?)
-}
-
-fn parse_side(list: &str, side: Color, numbering: Numbering, setup: &mut Setup) -> Result<(), FenError> {
-    for token in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        let bad = |why| FenError::BadSquare { side, token: excerpt(token), why };
-        let (king, squares) = match token.strip_prefix(['K', 'k']) {
-            Some(rest) => (true, rest),
-            None => (false, token),
-        };
-        let mut add = |sq: Square| -> Result<(), FenError> {
-            let all = setup.white_men | setup.white_kings | setup.black_men | setup.black_kings;
-            if all.contains(sq) {
-                return Err(bad("the square is used twice"));
-            }
-            let target = match (side, king) {
-                (Color::White, false) => &mut setup.white_men,
-                (Color::White, true) => &mut setup.white_kings,
-                (Color::Black, false) => &mut setup.black_men,
-                (Color::Black, true) => &mut setup.black_kings,
+        for token in part[1..].split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let bad = |why| FenError::BadSquare { side, token: excerpt(token), why };
+            // An upper-case letter is a piece letter (`k` too: FEN writers
+            // differ); lower case a-h begins a square name.
+            let (letter, squares) = match token.chars().next() {
+                Some(c) if c.is_ascii_uppercase() || c == 'k' => {
+                    (Some(c.to_ascii_uppercase()), &token[1..])
+                }
+                _ => (None, token),
             };
-            *target = target.with(sq);
-            Ok(())
-        };
-        match squares.split_once('-') {
-            Some((a, b)) => {
-                let a = parse_square(a, numbering).map_err(bad)?;
-                let b = parse_square(b, numbering).map_err(bad)?;
-                let (lo, hi) = (square_number(a, numbering), square_number(b, numbering));
-                if lo > hi {
-                    return Err(bad("a range must run upward"));
+            let kind = kind(letter).map_err(|why| FenError::BadPiece {
+                side,
+                token: excerpt(token),
+                letter: letter.unwrap_or(' '),
+                why,
+            })?;
+            let mut add = |sq: Square| -> Result<(), FenError> {
+                if seen.contains(sq) {
+                    return Err(bad("the square is used twice"));
                 }
-                for n in lo..=hi {
-                    add(square_from_number(n, numbering).expect("within 1..=32"))?;
+                seen = seen.with(sq);
+                place(side, kind, sq);
+                Ok(())
+            };
+            match squares.split_once('-') {
+                Some((a, b)) => {
+                    let a = parse_square(a, numbering).map_err(bad)?;
+                    let b = parse_square(b, numbering).map_err(bad)?;
+                    let (lo, hi) = (square_number(a, numbering), square_number(b, numbering));
+                    if lo > hi {
+                        return Err(bad("a range must run upward"));
+                    }
+                    for n in lo..=hi {
+                        add(square_from_number(n, numbering).expect("within 1..=32"))?;
+                    }
                 }
+                None => add(parse_square(squares, numbering).map_err(bad)?)?,
             }
-            None => add(parse_square(squares, numbering).map_err(bad)?)?,
         }
     }
-    Ok(())
+    Ok(turn)
 }
 
 /// Writes a position as FEN in the variant's square notation.
@@ -164,17 +203,29 @@ pub fn write(pos: &Position, variant: Variant) -> String {
 
 /// `square` gives each square's sort key and text.
 fn write_with(pos: &Position, square: impl Fn(Square) -> (u8, String)) -> String {
-    let mut out = String::from(match pos.turn() {
+    write_pieces(pos.turn(), |color| vec![("", pos.men(color)), ("K", pos.kings(color))], |_, sq| square(sq))
+}
+
+/// Writes FEN from each side's pieces, given as (letter, squares) groups;
+/// `square` gives each square's sort key and text from its group's place
+/// and the square. Pieces are listed in the order of their keys, each
+/// with its letter.
+pub(crate) fn write_pieces<K: Ord>(
+    turn: Color,
+    groups: impl Fn(Color) -> Vec<(&'static str, Bitboard)>,
+    square: impl Fn(usize, Square) -> (K, String),
+) -> String {
+    let mut out = String::from(match turn {
         Color::White => "W",
         Color::Black => "B",
     });
     for (color, letter) in [(Color::White, 'W'), (Color::Black, 'B')] {
         out.push(':');
         out.push(letter);
-        let mut items: Vec<(u8, String)> = Vec::new();
-        for (pieces, prefix) in [(pos.men(color), ""), (pos.kings(color), "K")] {
+        let mut items: Vec<(K, String)> = Vec::new();
+        for (group, (prefix, pieces)) in groups(color).into_iter().enumerate() {
             for sq in pieces {
-                let (key, text) = square(sq);
+                let (key, text) = square(group, sq);
                 items.push((key, format!("{prefix}{text}")));
             }
         }

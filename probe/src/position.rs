@@ -63,27 +63,15 @@ impl Position {
     }
 
     pub fn from_setup(setup: &Setup) -> Result<Position, PositionError> {
-        let parts = [setup.white_men, setup.white_kings, setup.black_men, setup.black_kings];
-        let mut seen = Bitboard::EMPTY;
-        for part in parts {
-            if let Some(sq) = (seen & part).first() {
-                return Err(PositionError::SquareUsedTwice(sq));
-            }
-            seen |= part;
-        }
-        for (color, men) in [(Color::White, setup.white_men), (Color::Black, setup.black_men)] {
-            if let Some(sq) = (men & Bitboard::rank(color.promotion_rank())).first() {
-                return Err(PositionError::ManOnPromotionRow(color, sq));
-            }
-        }
+        check_arrangement(&[
+            (Color::White, true, setup.white_men),
+            (Color::White, false, setup.white_kings),
+            (Color::Black, true, setup.black_men),
+            (Color::Black, false, setup.black_kings),
+        ])?;
+        let turn = setup.turn.ok_or(PositionError::NoSideToMove)?;
         let white = setup.white_men | setup.white_kings;
         let black = setup.black_men | setup.black_kings;
-        for (color, side) in [(Color::White, white), (Color::Black, black)] {
-            if side.count() > MAX_PIECES_PER_SIDE {
-                return Err(PositionError::TooManyPieces(color, side.count()));
-            }
-        }
-        let turn = setup.turn.ok_or(PositionError::NoSideToMove)?;
         Ok(Position { white, black, kings: setup.white_kings | setup.black_kings, turn })
     }
 
@@ -203,6 +191,30 @@ impl Position {
         };
         Position { white, black, kings, turn: us.opponent() }
     }
+}
+
+/// The checks every game of the board makes on an arrangement, given as
+/// (side, whether these are men, squares) parts: no square used twice, no
+/// man on its own promotion row, at most 12 pieces a side.
+pub(crate) fn check_arrangement(parts: &[(Color, bool, Bitboard)]) -> Result<(), PositionError> {
+    let mut seen = Bitboard::EMPTY;
+    let mut per_side = [0; 2];
+    for &(color, men, part) in parts {
+        if let Some(sq) = (seen & part).first() {
+            return Err(PositionError::SquareUsedTwice(sq));
+        }
+        seen |= part;
+        if let Some(sq) = (part & Bitboard::rank(color.promotion_rank())).first().filter(|_| men) {
+            return Err(PositionError::ManOnPromotionRow(color, sq));
+        }
+        per_side[color.index()] += part.count();
+    }
+    for color in [Color::White, Color::Black] {
+        if per_side[color.index()] > MAX_PIECES_PER_SIDE {
+            return Err(PositionError::TooManyPieces(color, per_side[color.index()]));
+        }
+    }
+    Ok(())
 }
 
 impl fmt::Debug for Position {
