@@ -30,6 +30,7 @@
 
 pub mod arbiter;
 pub mod board;
+pub mod cheskers;
 mod cache;
 mod capi;
 mod egdb;
