@@ -202,3 +202,42 @@ fn the_generate_summary_counts_slices() {
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert_eq!(text(&again.stdout), format!("0 slices solved, {slices} slices already done\n"));
 }
+
+#[test]
+fn cheskers_is_played_by_perft_and_moves_and_refused_where_tables_are_needed() {
+    let start = damka::cheskers::START_FEN;
+    let perft = damka(&["perft", "--variant", "cheskers", "--depth", "3"]);
+    assert!(perft.status.success(), "{}", text(&perft.stderr));
+    assert_eq!(text(&perft.stdout).trim(), "652");
+    let perft = damka(&["perft", "--variant", "cheskers+may-stop", "--depth", "4", "--fen", start]);
+    assert_eq!(text(&perft.stdout).trim(), "4408");
+    let moves = damka(&["moves", "--variant", "cheskers", start]);
+    assert_eq!(text(&moves.stdout).lines().count(), 9, "{}", text(&moves.stdout));
+    // The game's FEN given to another game: the piece letter is named.
+    let russian = damka(&["moves", start]);
+    assert_eq!(russian.status.code(), Some(1));
+    assert!(text(&russian.stderr).contains("piece 'B'") && text(&russian.stderr).contains("cheskers"));
+    let bad = damka(&["moves", "--variant", "cheskers", "B:WKa1,Qc3:BKh8"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stderr).contains("piece 'Q'"), "{}", text(&bad.stderr));
+    let bad = damka(&["perft", "--variant", "cheskers+sideways", "--depth", "1"]);
+    assert_eq!(bad.status.code(), Some(2), "a usage error");
+    assert!(text(&bad.stderr).contains("+may-stop"), "{}", text(&bad.stderr));
+    // No tables yet: every command that needs them says so and exits 1 or 2
+    // (a usage error), never panics.
+    let dir = TempDir::new("cheskers");
+    let commands: [&[&str]; 5] = [
+        &["generate", "--variant", "cheskers", "--pieces", "2"],
+        &["probe", "--variant", "cheskers", start],
+        &["verify", "--variant", "cheskers"],
+        &["plan", "--variant", "cheskers", "--pieces", "3"],
+        &["serve", "--variant", "cheskers"],
+    ];
+    for args in commands {
+        let args: Vec<&str> = args.iter().copied().chain(["--dir", arg(dir.path())]).collect();
+        let out = damka(&args);
+        let stderr = text(&out.stderr);
+        assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}: {stderr}");
+        assert!(stderr.contains("Cheskers tables are not built yet"), "{args:?}: {stderr}");
+    }
+}

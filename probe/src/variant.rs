@@ -157,10 +157,22 @@ impl fmt::Display for Variant {
     }
 }
 
-/// An unknown variant name.
+/// An unknown variant name. Cheskers, a game damka plays but has no
+/// tables for yet, gets a message of its own.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant '{0}' (expected one of: russian, brazilian, pool, english, italian)")]
+#[error("{}", unknown_variant_message(.0))]
 pub struct UnknownVariant(pub String);
+
+fn unknown_variant_message(name: &str) -> String {
+    if name.split('+').next().is_some_and(|game| game.eq_ignore_ascii_case("cheskers")) {
+        format!(
+            "'{name}': Cheskers tables are not built yet; damka plays Cheskers in \
+             `damka perft --variant cheskers` and `damka moves --variant cheskers` only"
+        )
+    } else {
+        format!("unknown variant '{name}' (expected one of: russian, brazilian, pool, english, italian)")
+    }
+}
 
 impl FromStr for Variant {
     type Err = UnknownVariant;
