@@ -293,3 +293,18 @@ fn fen_names_each_kind_and_other_games_refuse_its_letters() {
         Err(CheskersFenError::Position(CheskersError::NoKingAfterMoving(Color::Black)))
     ));
 }
+
+#[test]
+fn a_kings_ring_is_one_move_by_two_routes() {
+    // The king on c3 jumps round d4, f4, f2 and d2 either way and comes
+    // home: two routes, one position.
+    let fen = "W:WKc3:BKh8,d2,f2,d4,f4";
+    let rules = Rules::default();
+    let mut routes = Vec::new();
+    cheskers::generate(&position(fen), rules, Routes::Each, &mut routes);
+    let texts: BTreeSet<String> = routes.iter().map(cheskers::write_move).collect();
+    assert_eq!(texts, set(&["c3xe1xg3xe5xc3", "c3xe5xg3xe1xc3"]));
+    assert_eq!(moves(fen, rules).len(), 1);
+    let naive = Board::from_fen(fen);
+    assert_eq!((naive.perft(reading(rules), 1, true), naive.perft(reading(rules), 1, false)), (2, 1));
+}
