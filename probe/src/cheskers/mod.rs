@@ -4,7 +4,8 @@
 //! A game of its own beside the draughts family ([`crate::Variant`]): it
 //! shares the board and the FEN grammar, and has its own pieces
 //! ([`Kind`]), rules ([`Rules`], with a switch for each point the
-//! published rules leave open), move generator, notation and perft.
+//! published rules leave open), move generator, notation, perft, and the
+//! indexer of its slices ([`SliceIndex`]; no tables are built yet).
 //! docs/RULES.md, "Cheskers", gives the rules.
 //!
 //! ```
@@ -14,6 +15,7 @@
 //! assert_eq!(cheskers::legal_moves(&start, Rules::default()).len(), 9);
 //! ```
 
+mod index;
 mod movegen;
 mod notation;
 mod position;
@@ -21,6 +23,7 @@ mod rules;
 
 use crate::board::{Bitboard, Square};
 
+pub use index::{BadMaterial, Material, SliceIndex};
 pub use movegen::{generate, legal_moves, perft};
 pub use notation::{parse_fen, parse_move, write_fen, write_move, CheskersFenError};
 pub use position::{CheskersError, Kind, Piece, Position, Setup};
