@@ -40,7 +40,10 @@ impl Default for Rules {
     }
 }
 
-const SWITCHES: [(&str, fn(&mut Rules)); 3] = [
+/// A switch's name in `--variant` and what it changes.
+type Switch = (&'static str, fn(&mut Rules));
+
+const SWITCHES: [Switch; 3] = [
     ("may-stop", |r| r.finish_jumps = false),
     ("multiple", |r| r.preference = Preference::MultipleOverSingle),
     ("most", |r| r.preference = Preference::Most),

@@ -102,7 +102,8 @@ impl Board {
 
     /// Every legal move, one per route (the "paths" count).
     pub fn moves(&self, reading: Reading) -> Vec<Outcome> {
-        let has_king = self.cells.iter().flatten().any(|&c| self.mine(c) && c.is_some_and(|c| c.to_ascii_uppercase() == 'K'));
+        let king = |c: Cell| c.is_some_and(|c| c.eq_ignore_ascii_case(&'K'));
+        let has_king = self.cells.iter().flatten().any(|&c| self.mine(c) && king(c));
         if !has_king {
             return vec![];
         }
@@ -125,7 +126,8 @@ impl Board {
         // A man or king can jump: capture, with any piece that can.
         let theirs_before = self.pieces(!self.white_to_move);
         let taken = |o: &Outcome| theirs_before - o.2.pieces(!self.white_to_move);
-        let mut captures: Vec<Outcome> = jumps.into_iter().chain(others.into_iter().filter(|o| taken(o) == 1)).collect();
+        let replacements = others.into_iter().filter(|o| taken(o) == 1);
+        let mut captures: Vec<Outcome> = jumps.into_iter().chain(replacements).collect();
         let most = captures.iter().map(taken).max().unwrap();
         match reading.preference {
             "free" => {}
@@ -154,7 +156,7 @@ impl Board {
             let mut path = route.clone();
             path.push((lf, lr));
             let last_row = if board.white_to_move { 7 } else { 0 };
-            if piece.to_ascii_uppercase() == 'M' && lr == last_row {
+            if piece.eq_ignore_ascii_case(&'M') && lr == last_row {
                 for kind in ['K', 'B', 'C'] {
                     let mut done = next;
                     done.set(lf, lr, Some(board.own(kind)));
@@ -192,7 +194,7 @@ impl Board {
                     if !on_board(tf, tr) || self.at(tf, tr).is_some() {
                         continue;
                     }
-                    if piece.to_ascii_uppercase() == 'M' && tr == last_row {
+                    if piece.eq_ignore_ascii_case(&'M') && tr == last_row {
                         for kind in ['K', 'B', 'C'] {
                             go(tf, tr, Some(kind));
                         }
