@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use damka::index::{MenConfig, SliceIndex};
-use damka::rules::Binding;
+use damka::rules::{lone_kings_on_main_road, Binding};
 use damka::{Color, Material, Move, Position, RuleSet, Value, Variant, Wdl};
 use anyhow::{bail, Result};
 use rayon::prelude::*;
@@ -228,11 +228,34 @@ struct Verdicts<'a> {
 }
 
 impl Verdicts<'_> {
-    /// The rule value of `pos` (White to move) from its rule distance `raw`.
-    fn judge(&self, pos: &Position, raw: Value, slice: usize) -> Value {
-        let pure = self.pure[slice].value(pos);
-        let limit = |wins: bool| self.rules.reset_limit(self.binding, pos, wins);
-        let within = |wins: bool| limit(wins).is_none_or(|l| u32::from(raw.plies.0) <= l);
+    /// The rule values of the positions of `unit` (configuration `config`)
+    /// from their rule distances `raw`, in the unit's order.
+    fn judge_unit(&self, unit: &Unit, config: MenConfig, raw: &[u16]) -> Vec<u16> {
+        let starts = half_starts(self.pure, config);
+        let last = self.pure.len() - 1;
+        // A limit depends on a position only through its material (one per
+        // half) and the lone kings on the main road: worked out once per
+        // half and road, not per position.
+        let mut limits: [[Option<[Option<u32>; 2]>; 4]; 2] = [[None; 4]; 2];
+        raw.iter()
+            .enumerate()
+            .map(|(local, &packed)| {
+                let raw = Value::unpack(packed).expect("unit packs values");
+                let half = usize::from(local >= unit.white_len());
+                let (slice, offset) = if half == 0 { (0, local) } else { (last, local - unit.white_len()) };
+                let pure = self.pure[slice].at((starts[half] + offset) as u64);
+                let pos = unit.slice_position(local);
+                let limit = *limits[half][usize::from(lone_kings_on_main_road(&pos))]
+                    .get_or_insert_with(|| [true, false].map(|wins| self.rules.reset_limit(self.binding, &pos, wins)));
+                Verdicts::judge(raw, pure, limit).pack()
+            })
+            .collect()
+    }
+
+    /// The rule value of a position from its rule distance `raw`, its pure
+    /// value and its reset limits (for the side to move winning, losing).
+    fn judge(raw: Value, pure: Value, limit: [Option<u32>; 2]) -> Value {
+        let within = |wins: bool| limit[usize::from(!wins)].is_none_or(|l| u32::from(raw.plies.0) <= l);
         // A saved result keeps the rule distance that was too long, or 0
         // where no reset can be forced at all (docs/FORMAT.md).
         let over = if raw.wdl == Wdl::Draw { 0 } else { raw.plies.0 };
@@ -329,16 +352,7 @@ fn solve_level(
                 Binding::Both(limit) => unit.layered(&tables, limit),
                 _ => unit.retrograde(&tables),
             };
-            let fin = verdicts.map(|v| {
-                raw.iter()
-                    .enumerate()
-                    .map(|(local, &packed)| {
-                        let value = Value::unpack(packed).expect("unit packs values");
-                        let slice = if local < unit.white_len() { 0 } else { pair.raw.len() - 1 };
-                        v.judge(&unit.slice_position(local), value, slice).pack()
-                    })
-                    .collect()
-            });
+            let fin = verdicts.map(|v| v.judge_unit(&unit, config, &raw));
             ConfigResult { raw, captures, fin }
         })
         .collect()
@@ -351,10 +365,7 @@ fn solve_level(
 fn store(slices: &mut [Solved], config: MenConfig, values: &[u16], captures: &[bool]) -> u64 {
     let white_len = slices[0].index.kings_per_config() as usize;
     let b = slices.len() - 1;
-    let starts = [
-        slices[0].index.config_rank(config) as usize * white_len,
-        slices[b].index.config_rank(config.flip()) as usize * slices[b].index.kings_per_config() as usize,
-    ];
+    let starts = half_starts(slices, config);
     for (half, (slice, start)) in [(0, starts[0]), (b, starts[1])].into_iter().enumerate() {
         let local = if half == 0 { 0..white_len } else { white_len..values.len() };
         let s = &mut slices[slice];
@@ -370,6 +381,14 @@ fn store(slices: &mut [Solved], config: MenConfig, values: &[u16], captures: &[b
     } else {
         values.len() as u64
     }
+}
+
+/// Where the two halves of the unit of `config` start in the pair's
+/// slices: White to move in the first slice, Black to move (flipped) in
+/// the last.
+fn half_starts(slices: &[Solved], config: MenConfig) -> [usize; 2] {
+    let start = |s: &Solved, c: MenConfig| (s.index.config_rank(c) * s.index.kings_per_config()) as usize;
+    [start(&slices[0], config), start(&slices[slices.len() - 1], config.flip())]
 }
 
 /// The configurations of a slice by progress level. A symmetric slice holds
