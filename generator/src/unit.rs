@@ -331,25 +331,46 @@ impl<'a> Unit<'a> {
             best_exit.push(Score::of(scan.best.unwrap_or_else(|| exits.no_move())));
         }
         start.push(succ.len() as u32);
+        // Who reaches each position by a king move: a position's value can
+        // change from one count to the next only where a successor's did.
+        let (pred_start, preds) = invert(&start, &succ);
         // `next[s]`: what moving to `s` is worth to the mover at the count
         // below. At the last count a king move reaches the limit: a draw.
         let mut next = vec![Score::DRAW; n];
-        let mut cur = vec![0; n];
         let mut values = vec![Score::NONE; n];
-        for k in (0..limit).rev() {
-            let mut changed = false;
-            for local in 0..n {
-                let kings = &succ[start[local] as usize..start[local + 1] as usize];
-                let best = kings.iter().fold(best_exit[local], |b, &s| b.max(next[s as usize]));
-                changed |= best != values[local];
-                values[local] = best;
-                cur[local] = Score::back(best);
+        // The positions to work out at this count, as bits: every one at
+        // the last count; below it, those with a successor that changed.
+        let mut dirty = vec![u64::MAX; n.div_ceil(64)];
+        let mut updates: Vec<(u32, u16)> = Vec::new();
+        for _ in 0..limit {
+            updates.clear();
+            for (word, bits) in dirty.iter_mut().enumerate() {
+                for_each_bit64(std::mem::take(bits), |bit| {
+                    let local = word * 64 + bit as usize;
+                    if local < n {
+                        let kings = &succ[start[local] as usize..start[local + 1] as usize];
+                        let best = kings.iter().fold(best_exit[local], |b, &s| b.max(next[s as usize]));
+                        if best != values[local] {
+                            updates.push((local as u32, best));
+                        }
+                    }
+                });
             }
-            std::mem::swap(&mut cur, &mut next);
             // Below the last count every layer is the same function of the
             // one above: once a layer repeats, so do all lower ones.
-            if !changed && k + 1 < limit {
+            if updates.is_empty() {
                 break;
+            }
+            for &(local, best) in &updates {
+                let local = local as usize;
+                values[local] = best;
+                let back = Score::back(best);
+                if back != next[local] {
+                    next[local] = back;
+                    for &p in &preds[pred_start[local] as usize..pred_start[local + 1] as usize] {
+                        dirty[p as usize / 64] |= 1 << (p % 64);
+                    }
+                }
             }
         }
         (values.iter().map(|&s| Score::value(s).pack()).collect(), capture)
@@ -425,13 +446,42 @@ fn man_moves(config: MenConfig, material: Material, rays: &DenseRays) -> Vec<Man
     out
 }
 
-/// Calls `f` with each square (dense number) of `set`, lowest first.
+/// The reverse of a graph in compressed rows (`succ[start[v]..start[v +
+/// 1]]` are the successors of `v`): the same form, predecessors in
+/// ascending order.
+fn invert(start: &[u32], succ: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let n = start.len() - 1;
+    let mut pred_start = vec![0u32; n + 1];
+    for &s in succ {
+        pred_start[s as usize + 1] += 1;
+    }
+    for v in 0..n {
+        pred_start[v + 1] += pred_start[v];
+    }
+    let mut fill = pred_start.clone();
+    let mut preds = vec![0u32; succ.len()];
+    for v in 0..n {
+        for &s in &succ[start[v] as usize..start[v + 1] as usize] {
+            preds[fill[s as usize] as usize] = v as u32;
+            fill[s as usize] += 1;
+        }
+    }
+    (pred_start, preds)
+}
+
+/// Calls `f` with each bit of `set`, lowest first.
 #[inline]
-fn for_each_bit(mut set: u32, mut f: impl FnMut(u32)) {
+fn for_each_bit64(mut set: u64, mut f: impl FnMut(u32)) {
     while set != 0 {
         f(set.trailing_zeros());
         set &= set - 1;
     }
+}
+
+/// Calls `f` with each square (dense number) of `set`, lowest first.
+#[inline]
+fn for_each_bit(set: u32, f: impl FnMut(u32)) {
+    for_each_bit64(set.into(), f)
 }
 
 fn push(buckets: &mut Vec<Vec<(u32, u16)>>, local: usize, v: Value) {
