@@ -13,7 +13,8 @@ use damka::{fen, Counters, Position, RuleSet, SliceIndex, Value, Variant, Verdic
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::graph::{self, pairs_in_order};
+use crate::graph::pairs_in_order;
+use crate::memory;
 use crate::solver::{solve_pair_both, Known, Metric, Options, Solved};
 
 mod plot;
@@ -86,8 +87,8 @@ pub fn run(variant: Variant, rules: Arc<RuleSet>, max_pieces: u8, on_pair: &(dyn
     let opts = options(variant, rules.clone());
     let mut known = Known::new();
     let mut slices = Vec::new();
-    let steps = graph::steps(&pairs_in_order(max_pieces), |_| false).expect("every pair is solved");
-    for step in steps {
+    let schedule = memory::schedule(&pairs_in_order(max_pieces), |_| false, None).expect("every pair is solved");
+    for step in schedule.steps {
         let material = step.pair;
         let both = solve_pair_both(material, &opts, &known, on_pair);
         let finals = both.rules.unwrap_or_else(|| both.pure.iter().map(Solved::copy).collect());

@@ -7,12 +7,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use damka::{Material, RuleSet, Variant};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::claim;
 use crate::graph::{self, Action};
+use crate::memory;
+use crate::plan::human_bytes;
 use crate::journal::{journal_path, Journal};
 use crate::solver::{solve_pair, solve_pair_resumable, Known, Metric, Options};
 use crate::writer::{self, RulesId};
@@ -29,6 +31,10 @@ pub struct Job {
     /// Delete the tables of another variant or rule set found in `dir`
     /// rather than refuse to build there.
     pub replace: bool,
+    /// The memory budget, bytes: what the build keeps loaded is chosen to
+    /// stay within it ([`memory::schedule`]); `None`: keep every slice
+    /// until no later pair reads it.
+    pub memory: Option<u64>,
 }
 
 /// What a run did.
@@ -39,6 +45,9 @@ pub struct Summary {
     /// Levels of men configurations a pair interrupted earlier kept in its
     /// journal and this run did not solve again.
     pub resumed_levels: usize,
+    /// Slices read back from their tables: those an earlier run finished,
+    /// and those dropped to keep the memory budget and needed again.
+    pub read_back: usize,
     pub seconds: f64,
     /// The slices solved in this run, by number of pieces.
     pub by_pieces: [PieceSummary; 8],
@@ -123,7 +132,7 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
             to_solve.push(pair);
         }
     }
-    let steps = graph::steps(&to_solve, finished).map_err(|missing| {
+    let schedule = memory::schedule(&to_solve, finished, job.memory).map_err(|missing| {
         let names: Vec<String> = to_solve.iter().map(|p| format!("{}-{p}", job.variant)).collect();
         anyhow!(
             "cannot build {}: the pair {}-{} is not finished in {} (the pair {} reads it); build it first \
@@ -137,6 +146,20 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
             job.dir.display()
         )
     })?;
+    if let Some(budget) = job.memory {
+        if let Some((pair, need)) = memory::largest_over(&to_solve, budget) {
+            bail!(
+                "--memory {}: the pair {}-{pair} ({} positions) needs an estimated {} (its inputs read back and kept \
+                 while it is solved); give --memory {}M or more, or build it on a machine with more memory \
+                 (damka plan --memory shows which pairs fit)",
+                human_bytes(budget),
+                job.variant,
+                graph::pair_size(pair),
+                human_bytes(need),
+                need.div_ceil(1 << 20) + 1,
+            );
+        }
+    }
     let bars = MultiProgress::new();
     if !job.progress {
         bars.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -146,7 +169,7 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
 
     let mut known = Known::new();
     let mut solved_pairs = 0;
-    for step in &steps {
+    for step in &schedule.steps {
         let material = step.pair;
         match &step.action {
             Action::Load(slices) => {
@@ -157,6 +180,7 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
                     bar.enable_steady_tick(std::time::Duration::from_millis(200));
                     let solved = writer::load(&job.dir, job.variant, m, &known)?;
                     bar.finish_and_clear();
+                    summary.read_back += 1;
                     known.insert(m, Arc::new(solved));
                 }
             }

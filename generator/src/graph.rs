@@ -1,6 +1,7 @@
 //! The pair graph: which slices a slice pair's captures and promotions lead
 //! to, an order of the pairs where each comes after those it needs, and
-//! the steps (read back or solve) that build a chosen set of pairs.
+//! the steps (read back or solve) a build is made of (scheduled by
+//! [`crate::memory`]).
 //!
 //! The one source of the order of work: the local build
 //! ([`crate::driver`]), the audit and the cluster plan ([`crate::plan`])
@@ -13,7 +14,7 @@
 //! of a game can reach (an Italian man never takes a king), which costs a
 //! little memory and never a missing slice.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use damka::Material;
 
@@ -95,7 +96,8 @@ fn order_key(pair: &Material) -> (u8, u8, Material) {
     (pair.pieces(), pair.men(), *pair)
 }
 
-fn sort_in_order(pairs: &mut [Material]) {
+/// Sorts `pairs` in the order of work.
+pub fn sort_in_order(pairs: &mut [Material]) {
     pairs.sort_by_key(order_key);
 }
 
@@ -141,7 +143,8 @@ pub enum Action {
 pub struct Step {
     pub pair: Material,
     pub action: Action,
-    /// The slices in memory no later step reads: drop them after this one.
+    /// The slices in memory that no later step reads, or that the next
+    /// step needs the room of: drop them after this one.
     pub release: Vec<Material>,
 }
 
@@ -153,66 +156,10 @@ pub struct Missing {
     pub needed_by: Material,
 }
 
-/// The steps that solve the pairs `solve` (any order) when the pairs for
-/// which `finished` holds are on disk: the finished pairs a solved pair
-/// reads, directly or through the captures of a slice read back, are read
-/// back first; every slice leaves memory after the last step that reads it.
-/// Fails naming a needed pair that is neither.
-pub fn steps(solve: &[Material], finished: impl Fn(Material) -> bool) -> Result<Vec<Step>, Missing> {
-    let solve: BTreeSet<Material> = solve.iter().map(|&m| pair_of(m)).collect();
-    let mut pairs: Vec<Material> = solve.iter().copied().chain(needed_by(&solve.iter().copied().collect::<Vec<_>>())).collect();
-    sort_in_order(&mut pairs);
-    pairs.dedup();
-    // Backwards: which slices a later step reads, and the last step that
-    // reads each.
-    let mut reads_at: Vec<Vec<Material>> = vec![Vec::new(); pairs.len()];
-    let mut actions: Vec<Option<Action>> = vec![None; pairs.len()];
-    let mut wanted: HashMap<Material, Material> = HashMap::new(); // slice -> a pair that reads it
-    for (i, &pair) in pairs.iter().enumerate().rev() {
-        let wanted_here: Vec<Material> = slices_of(pair).into_iter().filter(|s| wanted.contains_key(s)).collect();
-        if solve.contains(&pair) {
-            reads_at[i] = solve_reads(pair).into_iter().collect();
-            actions[i] = Some(Action::Solve);
-        } else if wanted_here.is_empty() {
-            continue;
-        } else if finished(pair) {
-            reads_at[i] = wanted_here.iter().flat_map(|&s| captures_lead_to(s)).collect::<BTreeSet<_>>().into_iter().collect();
-            actions[i] = Some(Action::Load(wanted_here));
-        } else {
-            return Err(Missing { pair, needed_by: wanted[&wanted_here[0]] });
-        }
-        for &s in &reads_at[i] {
-            wanted.entry(s).or_insert(pair);
-        }
-    }
-    let mut last_read: HashMap<Material, usize> = HashMap::new();
-    for (i, reads) in reads_at.iter().enumerate() {
-        for &s in reads {
-            last_read.insert(s, i);
-        }
-    }
-    // Forwards: each step, then what no later step reads.
-    let mut out = Vec::new();
-    let mut in_memory: BTreeSet<Material> = BTreeSet::new();
-    for (i, action) in actions.into_iter().enumerate() {
-        let Some(action) = action else { continue };
-        let pair = pairs[i];
-        match &action {
-            Action::Solve => in_memory.extend(slices_of(pair)),
-            Action::Load(slices) => in_memory.extend(slices.iter().copied()),
-        }
-        let release: Vec<Material> = in_memory.iter().copied().filter(|s| last_read.get(s).is_none_or(|&l| l <= i)).collect();
-        for s in &release {
-            in_memory.remove(s);
-        }
-        out.push(Step { pair, action, release });
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn m(text: &str) -> Material {
         text.parse().expect("material")
@@ -240,32 +187,5 @@ mod tests {
                 assert!(at[&input] < i, "{p} comes before its input {input}");
             }
         }
-    }
-
-    #[test]
-    fn a_missing_input_is_named() {
-        let err = steps(&[m("KKvK")], |p| p != m("KvK")).unwrap_err();
-        assert_eq!(err, Missing { pair: m("KvK"), needed_by: m("KvKK") });
-        // Its promotion (KKvKKK, five pieces) or a four-piece capture.
-        let err = steps(&[m("KKMvKK")], |p| p.pieces() < 4).unwrap_err();
-        assert!(err.pair.pieces() >= 4 && needed_by(&[m("KKMvKK")]).contains(&err.pair), "{err:?}");
-    }
-
-    #[test]
-    fn steps_read_back_only_what_is_read_and_release_everything() {
-        let steps = steps(&[m("KKvKK")], |_| true).unwrap();
-        assert_eq!(steps.last().unwrap().action, Action::Solve);
-        let mut loaded = BTreeSet::new();
-        let mut released = BTreeSet::new();
-        for s in &steps {
-            if let Action::Load(slices) = &s.action {
-                loaded.extend(slices.iter().copied());
-            }
-            released.extend(s.release.iter().copied());
-        }
-        // KKvKK takes a king: KvKK, whose captures lead to KvK.
-        let want: BTreeSet<Material> = [m("KvKK"), m("KvK")].into_iter().collect();
-        assert_eq!(loaded, want);
-        assert!(loaded.iter().all(|s| released.contains(s)), "every slice read back leaves memory");
     }
 }

@@ -7,7 +7,8 @@
 //! the tables, in a directory [`claim`] locks and keeps to one variant and
 //! rule set. [`verify`] re-derives every written value independently of
 //! the solver; [`stats`] counts what the tables hold; both find the files
-//! through [`catalog`]. [`plan`] lays a build out as cluster jobs.
+//! through [`catalog`]. [`memory`] schedules what a build keeps loaded within its budget;
+//! [`plan`] lays a build out as cluster jobs.
 
 pub mod audit;
 pub mod catalog;
@@ -17,6 +18,7 @@ pub mod counters;
 pub mod driver;
 pub mod graph;
 pub mod journal;
+pub mod memory;
 pub mod naive;
 pub mod plan;
 pub mod solver;

@@ -3,9 +3,9 @@
 //! into one job, and a Slurm submission script with one `sbatch` per job
 //! and `--dependency=afterok` edges from the pair graph ([`crate::graph`]).
 //!
-//! Estimates follow the steps a job runs ([`graph::steps`]): what it reads
-//! back, what it keeps in memory, what it solves. Nothing is built; the
-//! indexer gives every slice's size.
+//! Estimates follow the steps a job runs ([`memory::schedule`]): what it
+//! reads back, what it keeps in memory, what it solves. Nothing is built;
+//! the indexer gives every slice's size.
 
 use std::collections::HashMap;
 
@@ -13,6 +13,7 @@ use damka::{Material, SliceIndex};
 use serde::Serialize;
 
 use crate::graph::{self, Action};
+use crate::memory;
 
 /// Solver speed, positions per second per core and per pass. Measured on
 /// this project's machines (2 cores, shared with other builds, so CPU
@@ -28,30 +29,6 @@ const SOLVE_PER_CORE_SECOND: f64 = 1.0e6;
 /// 8.2 M positions in about 2 s CPU before its first pass.
 const LOAD_PER_CORE_SECOND: f64 = 4.0e6;
 
-/// Memory of a slice kept for later steps: a packed value (two bytes) and
-/// a capture bit per position (see [`crate::solver::Solved`]).
-const KEPT_BYTES_PER_POSITION: f64 = 2.125;
-
-/// Memory in flight while a pair is solved, per position of the pair, on
-/// top of what is kept: the peak resident memory of those jobs
-/// (`/usr/bin/time -v`: KMvKKM 157 MB, KKvKKM 104 MB, KvKKKM 84 MB,
-/// MMvKKM 88 MB, MMvMMM 59 MB) less the base and the slices kept, over the
-/// pair's positions, came to 2.3-5.8 bytes: a rule build holds the pure
-/// values, the rule distances and the rule values at once. The largest,
-/// with room.
-const SOLVING_BYTES_PER_POSITION: f64 = 6.0;
-
-/// Memory in flight while a slice is read back, per position: both files
-/// decompressed beside the values they become (one byte each, two for
-/// wide distances, and the two-byte value).
-const LOADING_BYTES_PER_POSITION: f64 = 5.0;
-
-/// The process itself (a job whose pair is finished peaks at 5 MB), with
-/// room for the thread pool and the allocator's slack: with it the
-/// estimates of those five jobs come within -10% to +25% of their peaks
-/// (the requests add a quarter).
-const BASE_BYTES: f64 = 24.0 * 1024.0 * 1024.0;
-
 /// Jobs are grouped until their estimate reaches this many core-seconds:
 /// a job costs the scheduler and the reading back of its inputs, which
 /// tiny pairs do not repay.
@@ -66,7 +43,8 @@ pub struct PairPlan {
     pub positions: u64,
     /// Positions a job of this pair alone reads back from finished slices.
     pub reads_back: u64,
-    /// Estimated peak memory of a job of this pair alone, bytes.
+    /// The least memory a job of this pair alone needs, bytes: its inputs
+    /// and itself ([`memory::least_memory`]).
     pub memory_bytes: u64,
     /// Estimated time of a job of this pair alone, core-seconds.
     pub core_seconds: f64,
@@ -92,6 +70,21 @@ pub struct Plan {
     pub pairs: Vec<PairPlan>,
     pub jobs: Vec<JobPlan>,
     pub totals: Totals,
+    /// What fits in a budget, when one is given (`damka plan --memory`).
+    pub budget: Option<BudgetPlan>,
+}
+
+/// The plan against a memory budget.
+#[derive(Clone, Debug, Serialize)]
+pub struct BudgetPlan {
+    pub memory_bytes: u64,
+    /// The pairs that do not fit, the one needing the most first.
+    pub pairs_over: Vec<String>,
+    /// A local build of every pair within the budget (`damka generate
+    /// --memory`), when every pair fits: its estimated peak and the
+    /// positions it reads back (slices dropped to make room, read again).
+    pub local_build_memory_bytes: Option<u64>,
+    pub local_build_reads_back: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -103,49 +96,46 @@ pub struct Totals {
     pub biggest_pair_positions: u64,
     /// The largest memory estimate of any job, bytes.
     pub largest_job_memory_bytes: u64,
+    /// The estimated peak of a local build of every pair without a budget
+    /// (every slice kept until no later pair reads it), bytes.
+    pub local_build_memory_bytes: u64,
     pub core_hours: f64,
     /// The longest chain of jobs, each waiting for the one before: the
     /// least wall time however many machines, core-hours at one core a job.
     pub critical_path_core_hours: f64,
 }
 
-/// What a job solving `targets` costs: peak memory (bytes) and
-/// core-seconds, following its steps.
-fn estimate(targets: &[Material], passes: u64) -> (u64, f64, u64) {
-    let steps = graph::steps(targets, |_| true).expect("finished pairs are never missing");
-    let size = |m: Material| SliceIndex::new(m).size() as f64;
-    let (mut kept, mut peak, mut seconds, mut read) = (0.0f64, 0.0f64, 0.0, 0u64);
-    for step in &steps {
+/// What a job solving `targets` within `budget` costs: peak memory
+/// (bytes), core-seconds and positions read back, following its steps.
+fn estimate(targets: &[Material], passes: u64, budget: Option<u64>) -> (u64, f64, u64) {
+    let schedule = memory::schedule(targets, |_| true, budget).expect("finished pairs are never missing");
+    let (mut seconds, mut read) = (0.0, 0u64);
+    for step in &schedule.steps {
         match &step.action {
             Action::Load(slices) => {
                 for &s in slices {
-                    peak = peak.max(kept + size(s) * (KEPT_BYTES_PER_POSITION + LOADING_BYTES_PER_POSITION));
-                    kept += size(s) * KEPT_BYTES_PER_POSITION;
-                    seconds += size(s) / LOAD_PER_CORE_SECOND;
-                    read += size(s) as u64;
+                    let n = SliceIndex::new(s).size();
+                    seconds += n as f64 / LOAD_PER_CORE_SECOND;
+                    read += n;
                 }
             }
-            Action::Solve => {
-                let n = graph::pair_size(step.pair) as f64;
-                peak = peak.max(kept + n * (KEPT_BYTES_PER_POSITION + SOLVING_BYTES_PER_POSITION));
-                kept += n * KEPT_BYTES_PER_POSITION;
-                seconds += n * passes as f64 / SOLVE_PER_CORE_SECOND;
-            }
+            Action::Solve => seconds += graph::pair_size(step.pair) as f64 * passes as f64 / SOLVE_PER_CORE_SECOND,
         }
-        kept -= step.release.iter().map(|&s| size(s)).sum::<f64>() * KEPT_BYTES_PER_POSITION;
     }
-    ((peak + BASE_BYTES) as u64, seconds, read)
+    (schedule.peak_bytes, seconds, read)
 }
 
 /// Plans the pairs of up to `pieces` pieces, solved in `passes` passes;
 /// jobs take consecutive pairs of the order until their estimate reaches
-/// `group_core_seconds` (0: one job per pair).
-pub fn plan(pieces: u8, passes: u64, group_core_seconds: f64) -> Plan {
+/// `group_core_seconds` (0: one job per pair), each within `budget` bytes
+/// if one is given.
+pub fn plan(pieces: u8, passes: u64, group_core_seconds: f64, budget: Option<u64>) -> Plan {
     let order = graph::pairs_in_order(pieces);
     let pairs: Vec<PairPlan> = order
         .iter()
         .map(|&p| {
-            let (memory_bytes, core_seconds, reads_back) = estimate(&[p], passes);
+            let (_, core_seconds, reads_back) = estimate(&[p], passes, None);
+            let memory_bytes = memory::least_memory(p);
             PairPlan {
                 pair: p.to_string(),
                 inputs: graph::inputs(p).iter().map(|m| m.to_string()).collect(),
@@ -177,7 +167,7 @@ pub fn plan(pieces: u8, passes: u64, group_core_seconds: f64) -> Plan {
                 group.iter().flat_map(|&p| graph::inputs(p)).map(|i| job_of[&i]).filter(|&i| i != j).collect();
             after.sort();
             after.dedup();
-            let (memory_bytes, core_seconds, _) = estimate(group, passes);
+            let (memory_bytes, core_seconds, _) = estimate(group, passes, budget);
             let name = match group.as_slice() {
                 [one] => one.to_string(),
                 [first, .., last] => format!("{first}..{last}"),
@@ -199,10 +189,22 @@ pub fn plan(pieces: u8, passes: u64, group_core_seconds: f64) -> Plan {
         biggest_pair: biggest.pair.clone(),
         biggest_pair_positions: biggest.positions,
         largest_job_memory_bytes: jobs.iter().map(|j| j.memory_bytes).max().unwrap_or(0),
+        local_build_memory_bytes: estimate(&order, passes, None).0,
         core_hours: jobs.iter().map(|j| j.core_seconds).sum::<f64>() / 3600.0,
         critical_path_core_hours: chain.iter().copied().fold(0.0, f64::max) / 3600.0,
     };
-    Plan { pieces, passes, pairs, jobs, totals }
+    let budget = budget.map(|memory_bytes| {
+        let mut over: Vec<&PairPlan> = pairs.iter().filter(|p| p.memory_bytes > memory_bytes).collect();
+        over.sort_by_key(|p| std::cmp::Reverse(p.memory_bytes));
+        let local = over.is_empty().then(|| estimate(&order, passes, Some(memory_bytes)));
+        BudgetPlan {
+            memory_bytes,
+            pairs_over: over.iter().map(|p| p.pair.clone()).collect(),
+            local_build_memory_bytes: local.map(|l| l.0),
+            local_build_reads_back: local.map(|l| l.2),
+        }
+    });
+    Plan { pieces, passes, pairs, jobs, totals, budget }
 }
 
 /// Bytes as MiB, GiB or TiB, for people.
@@ -251,8 +253,9 @@ impl Plan {
         out.push_str(&format!(
             "\n{} pairs ({} slices), {} positions, {} pass(es) each; biggest pair {} ({} positions)\n\
              {} jobs (pairs under {} core-seconds grouped); largest job memory {}; {:.1} core-hours in all, \
-             {:.1} along the longest chain of jobs\n\
-             (time at one core per job, from rates measured on a 2-core machine; memory with a build's tables kept)\n",
+             {:.1} along the longest chain of jobs; a local build of every pair peaks at {} without a budget\n\
+             (time at one core per job, from rates measured on a 2-core machine; a pair's memory is the least a job of \
+             it alone needs)\n",
             t.pairs,
             t.slices,
             t.positions,
@@ -264,7 +267,28 @@ impl Plan {
             human_bytes(t.largest_job_memory_bytes),
             t.core_hours,
             t.critical_path_core_hours,
+            human_bytes(t.local_build_memory_bytes),
         ));
+        if let Some(b) = &self.budget {
+            let budget = human_bytes(b.memory_bytes);
+            match (b.local_build_memory_bytes, b.local_build_reads_back) {
+                (Some(peak), Some(read)) => out.push_str(&format!(
+                    "every pair fits in {budget}: a local build within it peaks at {}, reading back {read} positions\n",
+                    human_bytes(peak)
+                )),
+                _ => {
+                    let need: HashMap<&str, u64> = self.pairs.iter().map(|p| (p.pair.as_str(), p.memory_bytes)).collect();
+                    let over: Vec<String> =
+                        b.pairs_over.iter().map(|p| format!("{p} ({})", human_bytes(need[p.as_str()]))).collect();
+                    out.push_str(&format!(
+                        "{} of {} pairs do not fit in {budget}: {}\n",
+                        over.len(),
+                        self.pairs.len(),
+                        over.join(", ")
+                    ));
+                }
+            }
+        }
         out
     }
 }
@@ -326,7 +350,9 @@ submit() {{
     local pairs=() p
     for p in "$@"; do pairs+=(--pair "$p"); done
     local command
-    command="exec $(printf '%q' "$DAMKA") generate --quiet --threads $CPUS $ARGS ${{pairs[*]}}"
+    # The job keeps to four fifths of what it asks Slurm for (the rest is
+    # the room the request adds to the estimate).
+    command="exec $(printf '%q' "$DAMKA") generate --quiet --threads $CPUS --memory $((mem * 4 / 5))M $ARGS ${{pairs[*]}}"
     ID=$(sbatch --parsable --job-name="damka-$name" --mem="${{mem}}M" --cpus-per-task="$CPUS"         --output="$LOGS/damka-$name-%j.out" "${{dependency[@]}}" --wrap="$command")
     ID=${{ID%%;*}}
     echo "$name $ID"
@@ -361,7 +387,7 @@ mod tests {
     #[test]
     fn jobs_wait_only_for_earlier_jobs_and_cover_every_pair_once() {
         for group in [0.0, GROUP_CORE_SECONDS] {
-            let plan = plan(5, 2, group);
+            let plan = plan(5, 2, group, None);
             let mut seen: Vec<&String> = plan.jobs.iter().flat_map(|j| &j.pairs).collect();
             assert_eq!(seen.len(), plan.pairs.len());
             seen.sort();
@@ -378,7 +404,7 @@ mod tests {
 
     #[test]
     fn totals_add_up_from_the_indexer() {
-        let plan = plan(4, 1, 0.0);
+        let plan = plan(4, 1, 0.0, None);
         let all: u64 = Material::all_up_to(4).iter().map(|&m| SliceIndex::new(m).size()).sum();
         assert_eq!(plan.totals.positions, all);
         assert_eq!(plan.totals.slices, Material::all_up_to(4).len());

@@ -18,6 +18,7 @@ use damka::{Material, RuleSet, Variant};
 use damka_generator::claim::{pair_lock_path, LOCK_NAME};
 use damka_generator::driver::{self, Job};
 use damka_generator::graph::{self, Action};
+use damka_generator::memory;
 use damka_generator::solver::{solve_pair, Known, Metric, Options};
 
 fn damka(args: &[&str]) -> Command {
@@ -40,7 +41,7 @@ fn m(text: &str) -> Material {
 
 fn job(dir: &Path, pieces: u8, rules: &str) -> Job {
     let rules = Arc::new(RuleSet::preset(rules).expect("a preset"));
-    Job { variant: Variant::Russian, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false }
+    Job { variant: Variant::Russian, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None }
 }
 
 /// Every file of `dir` but the locks, by name.
@@ -82,8 +83,9 @@ fn the_graph_names_every_slice_the_solver_reads_in_the_builds_order() {
             }
         }
         // A whole build solves the pairs in that order.
-        let solved: Vec<Material> = graph::steps(&order, |_| false)
+        let solved: Vec<Material> = memory::schedule(&order, |_| false, None)
             .unwrap()
+            .steps
             .into_iter()
             .filter(|s| s.action == Action::Solve)
             .map(|s| s.pair)

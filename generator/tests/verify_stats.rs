@@ -25,7 +25,7 @@ fn generate(max_pieces: u8) -> tempfile::TempDir {
 fn generate_with(max_pieces: u8, rules: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temporary directory");
     let rules = Arc::new(RuleSet::preset(rules).expect("rule set preset"));
-    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false };
+    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false, memory: None };
     driver::run(&job).expect("generation");
     dir
 }
@@ -358,7 +358,7 @@ fn a_limit_beyond_the_format_is_caught_by_verify() {
     let wide = Arc::new(wide);
     let dir = tempfile::tempdir().expect("temporary directory");
     let tables = dir.path().to_path_buf();
-    let job = Job { variant: RUSSIAN, max_pieces: 3, dir: tables, rules: wide.clone(), progress: false, replace: false };
+    let job = Job { variant: RUSSIAN, max_pieces: 3, dir: tables, rules: wide.clone(), progress: false, replace: false, memory: None };
     driver::run(&job).expect("generation");
     let pure = generate(3);
     let (built, _) = read_table(&path(dir.path(), "KvKK", Kind::Distance));

@@ -10,6 +10,8 @@ use damka::{Material, RuleSet, Variant};
 
 use crate::driver::{self, Job};
 use crate::graph::MAX_PIECES;
+use crate::memory;
+use crate::plan::human_bytes;
 
 /// A rule set by preset name or file path; by default the game's own.
 pub fn load_rules(name: Option<&str>, variant: Variant) -> Result<RuleSet> {
@@ -62,6 +64,15 @@ pub struct GenerateArgs {
     /// directory at the same time (a cluster job: see damka plan --slurm).
     #[arg(long, value_name = "MATERIAL")]
     pair: Vec<String>,
+    /// Memory budget (e.g. 12G, 512M, 1.5GiB; powers of 1024). The build
+    /// keeps to it by dropping finished slices and reading them back from
+    /// their tables when needed again; a pair that cannot fit is named
+    /// before any work. Default: three quarters of the memory available at
+    /// the start (MemAvailable in /proc/meminfo), leaving the rest to the
+    /// machine's other programs and the page cache; no budget where the
+    /// system does not say.
+    #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
+    memory: Option<u64>,
 }
 
 /// The pairs `--pair` names, each checked against `--pieces`.
@@ -87,6 +98,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         bail!("--pieces {}: damka builds slices of 2 to {MAX_PIECES} pieces", args.pieces);
     }
     let pairs = pairs(&args.pair, args.pieces)?;
+    memory::return_freed_arrays();
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start worker threads")?;
     }
@@ -98,6 +110,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         rules,
         progress: !args.quiet,
         replace: args.replace,
+        memory: args.memory.or_else(memory::default_budget),
     };
     let s = if pairs.is_empty() { driver::run(&job)? } else { driver::run_pairs(&job, &pairs)? };
     let total = s.total();
@@ -138,5 +151,8 @@ pub fn run(args: GenerateArgs) -> Result<()> {
             p.positions as f64 / (p.bytes - p.wdl_bytes).max(1) as f64,
         );
     }
+    let budget = job.memory.map_or("no budget".to_string(), |b| format!("budget {}", human_bytes(b)));
+    let peak = memory::peak_resident().map_or("unknown".to_string(), human_bytes);
+    println!("  memory: peak {peak} resident ({budget}); {} slices read back from their tables", s.read_back);
     Ok(())
 }

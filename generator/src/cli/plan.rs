@@ -9,6 +9,7 @@ use damka::Variant;
 
 use super::generate::load_rules;
 use crate::graph::MAX_PIECES;
+use crate::memory;
 use crate::plan::{self, shell_quote, Slurm, GROUP_CORE_SECONDS};
 
 #[derive(Args)]
@@ -43,6 +44,11 @@ pub struct PlanArgs {
     /// many core-seconds (0: one job per pair).
     #[arg(long, default_value_t = GROUP_CORE_SECONDS)]
     group_seconds: f64,
+    /// Check the plan against this memory budget (e.g. 12G, 512M, 1.5GiB;
+    /// powers of 1024): which pairs do not fit, and what a local build
+    /// within it peaks at. Jobs are planned within it too.
+    #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
+    memory: Option<u64>,
 }
 
 pub fn run(args: PlanArgs) -> Result<()> {
@@ -59,7 +65,7 @@ pub fn run(args: PlanArgs) -> Result<()> {
     // A directory of another build is refused now, not by the first job.
     crate::claim::check_for_pairs(&args.dir, &Manifest::new(args.variant, rules.clone()))?;
     let passes = 1 + !rules.is_empty() as u64;
-    let plan = plan::plan(args.pieces, passes, args.group_seconds);
+    let plan = plan::plan(args.pieces, passes, args.group_seconds, args.memory);
     let text = if args.json {
         serde_json::to_string_pretty(&plan).expect("plain data serializes") + "\n"
     } else {

@@ -50,7 +50,7 @@ pub fn generate_with_rules(name: &str, variant: Variant, pieces: u8, rules: &str
 /// Generates (or resumes) tables in `dir`; returns what the run did.
 pub fn generate_into(dir: &Path, variant: Variant, pieces: u8, rules: &str) -> Summary {
     let rules = Arc::new(RuleSet::preset(rules).expect("a preset rule set"));
-    let job = Job { variant, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false };
+    let job = Job { variant, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None };
     driver::run(&job).expect("generate tables")
 }
 
