@@ -70,7 +70,8 @@ pub struct GenerateArgs {
     /// before any work. Default: three quarters of the memory available at
     /// the start (MemAvailable in /proc/meminfo), leaving the rest to the
     /// machine's other programs and the page cache; no budget where the
-    /// system does not say.
+    /// system does not say. In a container or a batch job with a memory
+    /// limit of its own, give it: /proc/meminfo does not know that limit.
     #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
     memory: Option<u64>,
 }
