@@ -17,11 +17,11 @@ use std::ffi::{c_char, c_int, c_uint, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::ptr;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use crate::capi::position_from_masks;
 use crate::probe::{Cached, OpenOptions, ProbeError, Tablebase};
+use crate::tally::Tally;
 use crate::value::Wdl;
 use crate::variant::Variant;
 
@@ -75,14 +75,19 @@ pub struct EgdbDriver {
     pub internal_data: *mut Driver,
 }
 
+/// Counts kept of lookups.
+const REQUESTS: usize = 0;
+const RETURNS: usize = 1;
+const NOT_PRESENT: usize = 2;
+
 /// What a handle holds besides its function pointers.
 pub struct Driver {
     tb: Tablebase,
     /// `maxpieces` from the options: larger positions answer unknown.
     max_pieces: u8,
-    requests: AtomicU32,
-    returns: AtomicU32,
-    not_present: AtomicU32,
+    /// Requests, answers and unknowns, counted per thread so that engine
+    /// threads looking up at once do not slow each other down.
+    lookups: Tally<3>,
     /// Cache counters at the last reset_stats.
     cache_base: Mutex<(u64, u64)>,
     /// What get_stats last returned (the driver hands out a pointer).
@@ -145,9 +150,7 @@ pub unsafe extern "C" fn egdb_open(
         let driver = Box::new(Driver {
             tb,
             max_pieces,
-            requests: AtomicU32::new(0),
-            returns: AtomicU32::new(0),
-            not_present: AtomicU32::new(0),
+            lookups: Tally::new(),
             cache_base: Mutex::new((0, 0)),
             stats: Mutex::new(Box::default()),
         });
@@ -180,13 +183,13 @@ unsafe fn driver<'a>(handle: *mut EgdbDriver) -> Option<&'a Driver> {
 
 impl Driver {
     fn lookup(&self, pos: &EgdbPosition, color: c_int, conditional: bool) -> c_int {
-        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.lookups.add(REQUESTS);
         let answer = self.answer(pos, color, conditional);
         match answer {
-            EGDB_WIN | EGDB_LOSS | EGDB_DRAW => self.returns.fetch_add(1, Ordering::Relaxed),
-            EGDB_UNKNOWN => self.not_present.fetch_add(1, Ordering::Relaxed),
-            _ => 0,
-        };
+            EGDB_WIN | EGDB_LOSS | EGDB_DRAW => self.lookups.add(RETURNS),
+            EGDB_UNKNOWN => self.lookups.add(NOT_PRESENT),
+            _ => {}
+        }
         answer
     }
 
@@ -230,9 +233,7 @@ unsafe extern "C" fn reset_stats(handle: *mut EgdbDriver) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: caller's contract.
         if let Some(d) = unsafe { driver(handle) } {
-            for counter in [&d.requests, &d.returns, &d.not_present] {
-                counter.store(0, Ordering::Relaxed);
-            }
+            d.lookups.reset();
             let s = d.tb.cache_stats();
             *d.cache_base.lock().unwrap_or_else(|e| e.into_inner()) = (s.hits, s.misses);
         }
@@ -252,9 +253,10 @@ unsafe extern "C" fn get_stats(handle: *mut EgdbDriver) -> *mut EgdbStats {
             lru_cache_hits: cache.hits.saturating_sub(hits) as c_uint,
             lru_cache_loads: cache.misses.saturating_sub(misses) as c_uint,
             autoload_hits: 0,
-            db_requests: d.requests.load(Ordering::Relaxed),
-            db_returns: d.returns.load(Ordering::Relaxed),
-            db_not_present_requests: d.not_present.load(Ordering::Relaxed),
+            // The driver's counters are 32-bit and wrap, as KingsRow's do.
+            db_requests: d.lookups.total(REQUESTS) as c_uint,
+            db_returns: d.lookups.total(RETURNS) as c_uint,
+            db_not_present_requests: d.lookups.total(NOT_PRESENT) as c_uint,
             avg_ht_list_length: 0.0,
         };
         &mut **stats as *mut EgdbStats

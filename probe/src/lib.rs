@@ -47,6 +47,7 @@ pub mod perft;
 mod playout;
 pub mod rules;
 mod probe;
+mod tally;
 pub mod resolve;
 pub mod value;
 pub mod position;

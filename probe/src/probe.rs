@@ -685,10 +685,8 @@ impl Tablebase {
         let (block, at) = table.locate(index);
         let key = block_key(slice, kind, block);
         let load = || self.read_block(table, slice, kind, block as u32);
-        match table.file.header().entry_bytes {
-            1 => A::block(&self.cache, key, load, |b| b[at] as u16),
-            _ => A::block(&self.cache, key, load, |b| u16::from_le_bytes([b[2 * at], b[2 * at + 1]])),
-        }
+        let width = table.file.header().entry_bytes as usize;
+        A::entry(&self.cache, key, at * width, width, load)
     }
 
     /// Block `block` of `table` (of `slice` and `kind`), decompressed and
@@ -794,12 +792,14 @@ trait Access {
 
     fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Self::Error>;
 
-    fn block<T>(
+    /// The entry of `width` bytes at byte `at` of the block `key`.
+    fn entry(
         cache: &BlockCache,
         key: u64,
+        at: usize,
+        width: usize,
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        read: impl Fn(&[u8]) -> T,
-    ) -> Result<T, Self::Error>;
+    ) -> Result<u16, Self::Error>;
 }
 
 struct Load;
@@ -813,13 +813,14 @@ impl Access for Load {
     }
 
     #[inline]
-    fn block<T>(
+    fn entry(
         cache: &BlockCache,
         key: u64,
+        at: usize,
+        width: usize,
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        read: impl Fn(&[u8]) -> T,
-    ) -> Result<T, ProbeError> {
-        cache.with_block(key, load, read)
+    ) -> Result<u16, ProbeError> {
+        cache.entry(key, at, width, load)
     }
 }
 
@@ -834,13 +835,14 @@ impl Access for CacheOnly {
     }
 
     #[inline]
-    fn block<T>(
+    fn entry(
         cache: &BlockCache,
         key: u64,
+        at: usize,
+        width: usize,
         _load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        read: impl Fn(&[u8]) -> T,
-    ) -> Result<T, Miss> {
-        cache.cached_block(key, read).ok_or(Miss::NotInCache)
+    ) -> Result<u16, Miss> {
+        cache.cached_entry(key, at, width).ok_or(Miss::NotInCache)
     }
 }
 
