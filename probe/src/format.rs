@@ -280,20 +280,31 @@ pub fn pack_entries(kind: Kind, raw: &[u8]) -> Vec<u8> {
     }
 }
 
+/// Bytes of packed result codes that are valid: below 5 * 5 * 5.
+pub const PACKED_CODES: u8 = 125;
+
+/// The three result codes of every valid packed byte, computed once.
+const CODES: [[u8; 3]; PACKED_CODES as usize] = {
+    let mut t = [[0; 3]; PACKED_CODES as usize];
+    let mut b = 0;
+    while b < PACKED_CODES as usize {
+        t[b] = [(b % 5) as u8, (b / 5 % 5) as u8, (b / 25) as u8];
+        b += 1;
+    }
+    t
+};
+
+/// Result code `i` (0..3) of a packed byte below [`PACKED_CODES`]
+/// (others read as code 0).
+#[inline]
+pub fn packed_code(byte: u8, i: usize) -> u8 {
+    CODES.get(byte as usize).map_or(0, |codes| codes[i % 3])
+}
+
 /// The inverse of [`pack_entries`]; `None` if a byte packs no valid codes.
 fn unpack_entries(kind: Kind, stored: &[u8], entries: usize) -> Option<Vec<u8>> {
     match kind {
         Kind::Wdl => {
-            // The three codes of every valid byte, computed once.
-            const CODES: [[u8; 3]; 125] = {
-                let mut t = [[0; 3]; 125];
-                let mut b = 0;
-                while b < 125 {
-                    t[b] = [(b % 5) as u8, (b / 5 % 5) as u8, (b / 25) as u8];
-                    b += 1;
-                }
-                t
-            };
             let mut out = Vec::with_capacity(stored.len() * 3);
             for &byte in stored {
                 out.extend_from_slice(CODES.get(byte as usize)?);
@@ -374,6 +385,15 @@ impl<B: AsRef<[u8]>> TableFile<B> {
 
     /// Decompresses and checks one block: its raw entries.
     pub fn read_block(&self, block: u32) -> Result<Vec<u8>, FormatError> {
+        let stored = self.read_stored(block)?;
+        unpack_entries(self.header.kind, &stored, self.block_len(block)).ok_or(FormatError::BadEntry(block))
+    }
+
+    /// Block `block` decompressed but still packed as stored (result
+    /// codes three to a byte, see [`pack_entries`]): what probes cache,
+    /// a third of the unpacked bytes. Its checksum and length are checked,
+    /// its values not.
+    pub fn read_stored(&self, block: u32) -> Result<Vec<u8>, FormatError> {
         if block >= self.header.blocks {
             return Err(FormatError::BadHeader("block number out of range"));
         }
@@ -388,7 +408,7 @@ impl<B: AsRef<[u8]>> TableFile<B> {
         if stored.len() != expected {
             return Err(FormatError::BlockDecompress(block));
         }
-        unpack_entries(self.header.kind, &stored, entries).ok_or(FormatError::BadEntry(block))
+        Ok(stored)
     }
 
     /// Checks every block's checksum and that it decompresses.

@@ -29,7 +29,7 @@ use std::sync::{Arc, OnceLock};
 use crate::resolve;
 use crate::cache::{BlockCache, CacheStats};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
-use crate::format::{read_header, FormatError, Kind, TableFile};
+use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, PACKED_CODES};
 use crate::index::{MenConfig, SliceIndex};
 use crate::material::Material;
 use crate::mmap::MappedFile;
@@ -685,14 +685,21 @@ impl Tablebase {
         let (block, at) = table.locate(index);
         let key = block_key(slice, kind, block);
         let load = || self.read_block(table, slice, kind, block as u32);
-        let width = table.file.header().entry_bytes as usize;
-        A::entry(&self.cache, key, at * width, width, load)
+        match kind {
+            // Blocks stay packed in the cache: a third of the memory, and no
+            // unpacking on a miss.
+            Kind::Wdl => Ok(packed_code(A::entry(&self.cache, key, at / 3, 1, load)? as u8, at % 3) as u16),
+            Kind::Distance => {
+                let width = table.file.header().entry_bytes as usize;
+                A::entry(&self.cache, key, at * width, width, load)
+            }
+        }
     }
 
-    /// Block `block` of `table` (of `slice` and `kind`), decompressed and
-    /// checked.
+    /// Block `block` of `table` (of `slice` and `kind`), decompressed,
+    /// packed as stored, and checked.
     fn read_block(&self, table: &Table, slice: usize, kind: Kind, block: u32) -> Result<Box<[u8]>, ProbeError> {
-        let raw = table.file.read_block(block).and_then(|raw| check_entries(raw, kind, block));
+        let raw = table.file.read_stored(block).and_then(|raw| check_entries(raw, kind, block));
         raw.map_err(|e| ProbeError::damaged(&self.table_path(self.slices[slice].material, kind), e))
     }
 
@@ -846,14 +853,14 @@ impl Access for CacheOnly {
     }
 }
 
-/// Checks that every entry of a decompressed block is a value tables hold,
-/// so that probes can decode entries without checking again (any distance
-/// is one).
+/// Checks that every entry of a decompressed block (packed as stored) is a
+/// value tables hold, so that probes can decode entries without checking
+/// again (any distance is one).
 fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
     // Branch-free, so that the compiler vectorizes the check: it runs on
     // every cache miss.
     let valid = match kind {
-        Kind::Wdl => raw.iter().copied().max().unwrap_or(0) < 5,
+        Kind::Wdl => raw.iter().copied().max().unwrap_or(0) < PACKED_CODES,
         Kind::Distance => true,
     };
     if valid {
@@ -902,8 +909,8 @@ mod tests {
 
     #[test]
     fn entries_are_checked() {
-        assert!(check_entries(vec![0, 1, 2, 3, 4, 4, 0, 1, 2], Kind::Wdl, 0).is_ok());
-        assert_eq!(check_entries(vec![0, 1, 5], Kind::Wdl, 3), Err(FormatError::BadEntry(3)));
+        assert!(check_entries(vec![0, 1, 2, 62, 124], Kind::Wdl, 0).is_ok());
+        assert_eq!(check_entries(vec![0, 124, 125], Kind::Wdl, 3), Err(FormatError::BadEntry(3)));
         assert!(check_entries(vec![255, 7, 0], Kind::Distance, 0).is_ok());
     }
 
