@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use damka::movegen::has_capture;
-use damka::{RuleSet, Value, Variant, Wdl};
+use damka::{Position, RuleSet, Value, Variant, Wdl};
 use damka_generator::driver::solve_in_memory;
 use damka_generator::solver::{Metric, Options};
 use rayon::prelude::*;
@@ -114,6 +114,7 @@ fn main() {
         "wdl dc base5 z9 16K, slice dictionary",
         "wdl dc base5 z9 4K, slice dictionary",
         "dtc dc dist z9 8K, slice dictionary",
+        "wdl dc+threat base5 z9 16K",
     ];
     let mut tot = vec![[0usize; 8]; names.len()];
     let mut positions = [0u64; 8];
@@ -126,6 +127,18 @@ fn main() {
         let dc: Vec<bool> = (0..n as u64).into_par_iter().map(|i| has_capture(&s.index.position(i), Variant::Russian)).collect();
         captures[p] += dc.iter().filter(|&&d| d).count() as u64;
         let codes: Vec<u8> = s.values.iter().map(|&v| (v & 7) as u8).collect();
+        // Also "don't care": quiet positions whose side not to move could
+        // capture (a probe would search them one ply deep).
+        let threat: Vec<bool> = (0..n as u64)
+            .into_par_iter()
+            .map(|i| {
+                let mut setup = s.index.position(i).setup();
+                setup.turn = setup.turn.map(|c| c.opponent());
+                dc[i as usize] || Position::from_setup(&setup).is_ok_and(|p| has_capture(&p, Variant::Russian))
+            })
+            .collect();
+        let mut tcodes = codes.clone();
+        fill(&mut tcodes, &threat);
         let mut dcodes = codes.clone();
         fill(&mut dcodes, &dc);
         // transposed: opponent kings slowest within a configuration
@@ -176,6 +189,7 @@ fn main() {
             with_dictionary(&dcodes, 16384, base5),
             with_dictionary(&dcodes, 4096, base5),
             with_dictionary(&dbytes, 8192 * w, |c| c.to_vec()),
+            blocks(&tcodes, 16384, |c| z(9)(&base5(c))),
         ];
         for (i, b) in results.iter().enumerate() {
             tot[i][p] += b;
