@@ -77,10 +77,16 @@ struct Timing {
 }
 
 fn time_probes(tb: &Tablebase, positions: &[Position], rounds: usize, threads: usize, value: bool) -> Timing {
+    time_probes_on(&[tb], positions, rounds, threads, value)
+}
+
+/// As [`time_probes`], thread `t` probing handle `t % handles.len()`.
+fn time_probes_on(handles: &[&Tablebase], positions: &[Position], rounds: usize, threads: usize, value: bool) -> Timing {
     let start = Instant::now();
     let cpu: Vec<Option<u64>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
+                let tb = handles[t % handles.len()];
                 scope.spawn(move || {
                     let cpu_start = thread_cpu_ns();
                     let mut sink = 0i64;
@@ -183,9 +189,14 @@ fn main() {
         for (kind, value) in [("wdl", false), ("value", true)] {
             let tb = open(big);
             time_probes(&tb, &positions, 1, 1, value);
+            // The control: two threads with a handle each share nothing,
+            // so what they cost over one thread is the machine's (two
+            // busy cores share the last-level cache, memory and clock).
+            let own = open(big);
+            time_probes(&own, &positions, 1, 1, value);
             let mut one_thread_cpu = None;
-            for threads in [1, 2] {
-                let t = time_probes(&tb, &positions, rounds, threads, value);
+            for (threads, handles) in [(1, vec![&tb]), (2, vec![&tb]), (2, vec![&tb, &own])] {
+                let t = time_probes_on(&handles, &positions, rounds, threads, value);
                 // CPU per probe against one thread's: 1.0 when probes
                 // scale with threads.
                 let ratio = if threads == 1 {
@@ -201,6 +212,7 @@ fn main() {
                         ("positions", format!("\"{set} {n}\"")),
                         ("pieces", pieces.clone()),
                         ("threads", threads.to_string()),
+                        ("handles", handles.len().to_string()),
                         ("cpu_ns_per_probe", opt(t.cpu_ns, 1.0)),
                         ("wall_ns_per_probe", format!("{:.1}", t.wall_ns)),
                         ("probes_per_second", format!("{:.0}", t.per_second)),
