@@ -187,28 +187,43 @@ impl BlockCache {
     /// Writes nothing shared unless the block was not read since it went in.
     #[inline]
     fn lookup(&self, key: u64, at: usize, width: usize) -> Option<u16> {
-        for w in self.set_of(key) {
+        let (w, entry) = self.find(key, at, width)?;
+        if self.marks[w].load(Relaxed) == 0 {
+            self.marks[w].store(1, Relaxed);
+        }
+        Some(entry)
+    }
+
+    /// The index way of `key`'s block and its entry of `width` bytes at
+    /// byte `at`, if the block is cached.
+    #[inline]
+    fn find(&self, key: u64, at: usize, width: usize) -> Option<(usize, u16)> {
+        self.set_of(key).find_map(|w| {
             let way = &self.ways[w];
             if way.key.load(Acquire) != key {
-                continue;
+                return None;
             }
-            if let Some(entry) = self.read(Place(way.place.load(Acquire)), key, at, width) {
-                if self.marks[w].load(Relaxed) == 0 {
-                    self.marks[w].store(1, Relaxed);
-                }
-                return Some(entry);
-            }
-        }
-        None
+            self.read(Place(way.place.load(Acquire)), key, at, width).map(|entry| (w, entry))
+        })
+    }
+
+    /// The chunk that holds `place`, and the word in it where it starts.
+    #[inline]
+    fn split(&self, place: Place) -> (usize, usize) {
+        (place.word() >> self.chunk_shift, place.word() & (self.chunk_words() - 1))
+    }
+
+    /// The place of word `word` of chunk `chunk` in its current generation.
+    fn place(&self, chunk: usize, word: usize) -> Place {
+        Place::new(self.generations[chunk].load(Relaxed), (chunk << self.chunk_shift) + word)
     }
 
     /// Reads the entry from the block at `place`, if that block is still
     /// `key`'s and intact.
     #[inline]
     fn read(&self, place: Place, key: u64, at: usize, width: usize) -> Option<u16> {
-        let chunk = place.word() >> self.chunk_shift;
+        let (chunk, start) = self.split(place);
         let words = self.chunks.get(chunk)?.get()?;
-        let start = place.word() & (self.chunk_words() - 1);
         let header_key = words.get(start)?.load(Relaxed);
         let len = words.get(start + 1)?.load(Relaxed);
         if header_key != key || (at + width) as u64 > len {
@@ -262,10 +277,7 @@ impl BlockCache {
 
     /// The index way of `key`'s block, if the block is cached.
     fn live_way(&self, key: u64) -> Option<usize> {
-        self.set_of(key).find(|&w| {
-            let way = &self.ways[w];
-            way.key.load(Acquire) == key && self.read(Place(way.place.load(Acquire)), key, 0, 1).is_some()
-        })
+        self.find(key, 0, 1).map(|(w, _)| w)
     }
 
     fn lock(&self) -> MutexGuard<'_, Writer> {
@@ -286,7 +298,7 @@ impl BlockCache {
         }
         let place = self.make_room(&mut w, words);
         let chunk = self.chunk(place);
-        let start = place.word() & (self.chunk_words() - 1);
+        let (_, start) = self.split(place);
         chunk[start].store(key, Relaxed);
         chunk[start + 1].store(block.len() as u64, Relaxed);
         for (i, bytes) in block.chunks(8).enumerate() {
@@ -300,7 +312,7 @@ impl BlockCache {
 
     /// The words of the chunk that holds `place` (writer only: allocates).
     fn chunk(&self, place: Place) -> &[AtomicU64] {
-        self.chunks[place.word() >> self.chunk_shift]
+        self.chunks[self.split(place).0]
             .get_or_init(|| (0..self.chunk_words()).map(|_| AtomicU64::new(0)).collect())
     }
 
@@ -312,7 +324,7 @@ impl BlockCache {
         let set = self.set_of(key);
         let stale = |i: usize| {
             let old = Place(self.ways[i].place.load(Relaxed));
-            self.generations[old.word() >> self.chunk_shift].load(Relaxed) != old.generation()
+            self.generations[self.split(old).0].load(Relaxed) != old.generation()
         };
         let way = set
             .clone()
@@ -320,7 +332,7 @@ impl BlockCache {
             .or_else(|| set.clone().find(|&i| self.ways[i].key.load(Relaxed) == EMPTY || stale(i)))
             .or_else(|| {
                 set.clone().min_by_key(|&i| {
-                    let chunk = Place(self.ways[i].place.load(Relaxed)).word() >> self.chunk_shift;
+                    let (chunk, _) = self.split(Place(self.ways[i].place.load(Relaxed)));
                     let n = self.chunks.len();
                     (self.marks[i].load(Relaxed) != 0, (chunk + n - current - 1) % n)
                 })
@@ -346,18 +358,17 @@ impl BlockCache {
             w.fill = 0;
             let kept = self.reuse(w.chunk, w.fills[w.chunk], second_chances);
             second_chances = false;
-            let generation = self.generations[w.chunk].load(Relaxed);
             for (key, block) in kept {
-                let chunk = self.chunk(Place::new(generation, w.chunk << self.chunk_shift));
+                let place = self.place(w.chunk, w.fill);
+                let chunk = self.chunk(place);
                 for (i, &word) in block.iter().enumerate() {
                     chunk[w.fill + i].store(word, Relaxed);
                 }
-                let place = Place::new(generation, (w.chunk << self.chunk_shift) + w.fill);
                 w.fill += block.len();
                 self.publish(key, place, w.chunk);
             }
         }
-        let place = Place::new(self.generations[w.chunk].load(Relaxed), (w.chunk << self.chunk_shift) + w.fill);
+        let place = self.place(w.chunk, w.fill);
         w.fill += words;
         place
     }
@@ -369,12 +380,11 @@ impl BlockCache {
     fn reuse(&self, chunk: usize, fill: usize, second_chances: bool) -> Vec<(u64, Vec<u64>)> {
         let mut kept = Vec::new();
         if let Some(words) = self.chunks[chunk].get().filter(|_| second_chances) {
-            let generation = self.generations[chunk].load(Relaxed);
             let (mut start, mut kept_words) = (0, 0);
             while start < fill {
                 let key = words[start].load(Relaxed);
                 let len = HEADER + (words[start + 1].load(Relaxed) as usize).div_ceil(8);
-                let place = Place::new(generation, (chunk << self.chunk_shift) + start);
+                let place = self.place(chunk, start);
                 let read = self.set_of(key).any(|i| {
                     self.ways[i].key.load(Relaxed) == key
                         && self.ways[i].place.load(Relaxed) == place.0
