@@ -21,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{anyhow, bail, Context, Result};
 use damka::directory::{Manifest, MANIFEST_NAME};
 use damka::format::{read_header, FORMAT_VERSION};
+use damka::game::Game;
 use damka::{Material, RuleSet, RuleSetId, TableName, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -62,17 +63,17 @@ pub fn pair_lock_path(dir: &Path, variant: Variant, pair: Material) -> std::path
 /// and makes sure the directory holds no tables of another variant, rule
 /// set or a newer format: refused, unless `replace`, in which case those
 /// tables are deleted first. Writes the manifest.
-pub fn claim(dir: &Path, variant: Variant, rules: &RuleSet, replace: bool) -> Result<Claim> {
+pub fn claim(dir: &Path, game: Game, rules: &RuleSet, replace: bool) -> Result<Claim> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let claim = lock_directory(dir, Mode::Exclusive)?;
-    let wanted = Manifest::new(variant, rules.clone());
+    let wanted = Manifest::new(game, rules.clone());
     if let Some(there) = other_build(dir, &wanted)? {
         if !replace {
             bail!(
                 "{} holds {there}; this run builds {}. A directory holds the tables of one variant and one rule set: \
                  give another --dir, or add --replace to delete the tables there and build anew",
                 dir.display(),
-                describe(variant, &wanted.rules_id(), FORMAT_VERSION)
+                describe(game, &wanted.rules_id(), FORMAT_VERSION)
             );
         }
         remove_tables(dir)?;
@@ -117,7 +118,7 @@ pub fn check_for_pairs(dir: &Path, wanted: &Manifest) -> Result<bool> {
             "{} holds {there}; this pair job builds {}. A directory holds the tables of one variant, rule set and \
              format, and a pair job never replaces tables: give another --dir, or run damka generate --replace there",
             dir.display(),
-            describe(wanted.variant, &wanted.rules_id(), FORMAT_VERSION)
+            describe(wanted.game, &wanted.rules_id(), FORMAT_VERSION)
         )
     };
     if !dir.exists() {
@@ -125,8 +126,8 @@ pub fn check_for_pairs(dir: &Path, wanted: &Manifest) -> Result<bool> {
     }
     match Manifest::read(dir) {
         Ok(Some(m)) => {
-            let same = m.variant == wanted.variant && m.format == wanted.format && m.rules_id() == wanted.rules_id();
-            if same { Ok(true) } else { Err(refuse(describe(m.variant, &m.rules_id(), m.format))) }
+            let same = m.game == wanted.game && m.format == wanted.format && m.rules_id() == wanted.rules_id();
+            if same { Ok(true) } else { Err(refuse(describe(m.game, &m.rules_id(), m.format))) }
         }
         Err(e) => Err(refuse(format!("a manifest that cannot be read ({e})"))),
         Ok(None) => match other_build(dir, wanted)? {
@@ -166,8 +167,8 @@ fn other_build(dir: &Path, wanted: &Manifest) -> Result<Option<String>> {
         Ok(Some(m)) => {
             // Tables of an older format are rebuilt in place (no reader
             // takes them); a newer format is another program's build.
-            let same = m.variant == wanted.variant && m.format <= wanted.format && m.rules_id() == wanted.rules_id();
-            Ok((!same).then(|| describe(m.variant, &m.rules_id(), m.format)))
+            let same = m.game == wanted.game && m.format <= wanted.format && m.rules_id() == wanted.rules_id();
+            Ok((!same).then(|| describe(m.game, &m.rules_id(), m.format)))
         }
         Err(e) => Ok(Some(format!("a manifest that cannot be read ({e})"))),
         Ok(None) => {
@@ -179,8 +180,8 @@ fn other_build(dir: &Path, wanted: &Manifest) -> Result<Option<String>> {
                 // An unreadable file is rebuilt in any case.
                 let Ok(h) = read_header(&entry.path()) else { continue };
                 let rules = RuleSetId { name: h.rules_name, hash: h.rules_hash };
-                if h.variant != wanted.variant || rules != wanted.rules_id() {
-                    return Ok(Some(describe(h.variant, &rules, FORMAT_VERSION)));
+                if h.slice.game() != wanted.game || rules != wanted.rules_id() {
+                    return Ok(Some(describe(h.slice.game(), &rules, FORMAT_VERSION)));
                 }
             }
             Ok(None)
@@ -188,9 +189,9 @@ fn other_build(dir: &Path, wanted: &Manifest) -> Result<Option<String>> {
     }
 }
 
-fn describe(variant: Variant, rules: &RuleSetId, format: u16) -> String {
+fn describe(game: Game, rules: &RuleSetId, format: u16) -> String {
     let format = if format == FORMAT_VERSION { String::new() } else { format!(" in table format {format}") };
-    format!("{variant} tables with rule set {rules}{format}")
+    format!("{game} tables with rule set {rules}{format}")
 }
 
 /// Deletes damka's table files, their temporary files and the manifest
@@ -209,7 +210,7 @@ fn remove_tables(dir: &Path) -> Result<()> {
 /// either; also the shared temporary name older runs gave both files of a
 /// slice (`russian-KvK.tmp`).
 fn is_damka_file(name: &str) -> bool {
-    let table = |n: &str| n.parse::<TableName>().is_ok();
+    let table = |n: &str| n.parse::<TableName>().is_ok() || damka::cheskers::parse_table_name(n).is_some();
     let own = |n: &str| n == MANIFEST_NAME || table(n) || crate::journal::is_journal_name(n);
     // A pair job's manifest before it is linked: damka.toml.<host>-<pid>.
     let jobs = |n: &str| n.strip_prefix(MANIFEST_NAME).is_some_and(|r| r.starts_with('.'));

@@ -84,7 +84,7 @@ pub fn run(job: &Job) -> Result<Summary> {
     // refuse it before touching the directory rather than when writing.
     check_rules_name(&job.rules)?;
     // Held until the run ends: no other run writes into the directory.
-    let _claim = claim::claim(&job.dir, job.variant, &job.rules, job.replace)?;
+    let _claim = claim::claim(&job.dir, job.variant.into(), &job.rules, job.replace)?;
     build(job, &graph::pairs_in_order(job.max_pieces))
 }
 

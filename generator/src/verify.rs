@@ -289,7 +289,7 @@ fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<(
         let h = &loaded.header;
         let mut wrong = |what: String| problems.push(Problem::Header { path: path.clone(), what });
         let misnamed = catalog::misnamed(h, id.table(kind));
-        if let Some(described) = misnamed {
+        if let Some(described) = &misnamed {
             wrong(format!("describes {described}, not the table its name stands for"));
         }
         if h.positions != expected_positions {

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
-use damka::format::{block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
+use damka::format::{
+    block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, TableSlice, BLOCK_ENTRY_LEN, HEADER_LEN,
+};
 use damka::{Material, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -48,9 +50,30 @@ pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: Kind) 
 /// Writes both files of `solved`; returns the bytes written, `.wdl` and
 /// `.dtc`.
 pub fn write(dir: &Path, variant: Variant, rules: &RulesId, solved: &Solved) -> Result<[u64; 2]> {
+    let material = solved.index.material();
+    write_slice(
+        |kind| table_path(dir, variant, material, kind),
+        TableSlice::Draughts(variant, material),
+        rules,
+        &solved.values,
+        |i| solved.captures.get(i),
+    )
+}
+
+/// Writes both files of a slice of any game from its packed values (one
+/// per position, index order), the files at `path(kind)`; `dont_care(i)`:
+/// position `i`'s entries may hold anything. Returns the bytes written,
+/// `.wdl` and `.dtc`.
+pub fn write_slice(
+    path: impl Fn(Kind) -> PathBuf,
+    slice: TableSlice,
+    rules: &RulesId,
+    values: &[u16],
+    dont_care: impl Fn(usize) -> bool,
+) -> Result<[u64; 2]> {
     let mut counts = Counts::default();
     let (mut longest_win, mut longest_loss) = (0u16, 0u16);
-    for &packed in &solved.values {
+    for &packed in values {
         let v = Value::unpack(packed).expect("solver writes valid values");
         match v.wdl {
             Wdl::Win => {
@@ -66,21 +89,21 @@ pub fn write(dir: &Path, variant: Variant, rules: &RulesId, solved: &Solved) -> 
             }
         }
     }
-    let (codes, distances) = stored_entries(solved);
+    let (codes, distances) = stored_entries(values, dont_care);
     let widest = distances.iter().copied().max().unwrap_or(0);
+    let positions = values.len() as u64;
     let mut bytes = [0; 2];
     for (i, kind) in [Kind::Wdl, Kind::Distance].into_iter().enumerate() {
         let entry_bytes = if kind == Kind::Distance && widest > u8::MAX as u16 { 2 } else { 1 };
         let header = Header {
-            variant,
+            slice,
             kind,
-            material: solved.index.material(),
             rules_name: rules.name.clone(),
             rules_hash: rules.hash,
-            positions: solved.index.size(),
+            positions,
             entry_bytes,
             block_positions: block_positions(kind),
-            blocks: solved.index.size().div_ceil(block_positions(kind) as u64) as u32,
+            blocks: positions.div_ceil(block_positions(kind) as u64) as u32,
             counts,
             longest_win,
             longest_loss,
@@ -90,21 +113,20 @@ pub fn write(dir: &Path, variant: Variant, rules: &RulesId, solved: &Solved) -> 
             (_, 1) => distances.iter().map(|&d| d as u8).collect(),
             _ => distances.iter().flat_map(|d| d.to_le_bytes()).collect(),
         };
-        let path = table_path(dir, variant, solved.index.material(), kind);
-        bytes[i] = write_file(&path, &header, &raw)?;
+        bytes[i] = write_file(&path(kind), &header, &raw)?;
     }
     Ok(bytes)
 }
 
 /// The result codes and distances as the files store them: a "don't care"
-/// entry (any code of a capture position, the distance of a capture
+/// entry (any code of a `dont_care` position, the distance of such a
 /// position or a draw) repeats the one before it.
-fn stored_entries(solved: &Solved) -> (Vec<u8>, Vec<u16>) {
-    let n = solved.values.len();
+fn stored_entries(values: &[u16], dont_care: impl Fn(usize) -> bool) -> (Vec<u8>, Vec<u16>) {
+    let n = values.len();
     let (mut codes, mut distances) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut code, mut distance) = (0u8, 0u16);
-    for (i, &packed) in solved.values.iter().enumerate() {
-        if !solved.captures.get(i) {
+    for (i, &packed) in values.iter().enumerate() {
+        if !dont_care(i) {
             code = (packed & 7) as u8;
             if code != 0 {
                 distance = packed >> 3;
@@ -150,12 +172,18 @@ fn open(path: &Path) -> Result<TableFile<Vec<u8>>> {
 /// of another build) is built again.
 pub fn is_finished(dir: &Path, variant: Variant, rules: &RulesId, material: Material) -> bool {
     let positions = damka::SliceIndex::new(material).size();
+    let path = |kind| table_path(dir, variant, material, kind);
+    is_written(path, TableSlice::Draughts(variant, material), positions, rules)
+}
+
+/// Both files of a slice of any game, at `path(kind)`, are whole and hold
+/// what is asked (see [`is_finished`]).
+pub fn is_written(path: impl Fn(Kind) -> PathBuf, slice: TableSlice, positions: u64, rules: &RulesId) -> bool {
     [Kind::Wdl, Kind::Distance].iter().all(|&kind| {
-        let Ok(file) = open(&table_path(dir, variant, material, kind)) else { return false };
+        let Ok(file) = open(&path(kind)) else { return false };
         let h = file.header();
         h.kind == kind
-            && h.variant == variant
-            && h.material == material
+            && h.slice == slice
             && h.positions == positions
             && h.rules_name == rules.name
             && h.rules_hash == rules.hash

@@ -56,7 +56,7 @@ fn another_rule_set_or_variant_is_refused_unless_replaced() {
     let dir = tables.path();
     generate(dir, 3, "russian").unwrap();
     let manifest = Manifest::read(dir).unwrap().expect("generate writes a manifest");
-    assert_eq!((manifest.variant, manifest.rules.name.as_str()), (Variant::Russian, "russian"));
+    assert_eq!((manifest.game, manifest.rules.name.as_str()), (Variant::Russian.into(), "russian"));
     assert_eq!(manifest.rules.text, RuleSet::preset("russian").unwrap().text);
     let before = std::fs::read(dir.join("russian-KKvK.dtc")).unwrap();
     std::fs::write(dir.join("notes.txt"), "mine").unwrap();

@@ -149,8 +149,8 @@ impl Drop for Browser {
 /// `damka probe --json` on the tables in `dir`, of the game they are of.
 fn probe(dir: &Path, fen: &str, extra: &[&str]) -> Value {
     let manifest = damka::directory::Manifest::read(dir).expect("a manifest").expect("a manifest");
-    let variant = manifest.variant.name();
-    let args = [&["probe", fen, "--json", "--variant", variant, "--dir", dir.to_str().unwrap()], extra].concat();
+    let variant = manifest.game.to_string();
+    let args = [&["probe", fen, "--json", "--variant", &variant, "--dir", dir.to_str().unwrap()], extra].concat();
     serde_json::from_str(&damka_stdout(&args)).expect("JSON")
 }
 

@@ -68,7 +68,7 @@ impl From<ProbeError> for Failure {
             ProbeError::MissingTable { .. } | ProbeError::NoTables { .. } => DAMKA_ERR_MISSING_TABLE,
             ProbeError::TooManyPieces { .. } => DAMKA_ERR_TOO_MANY_PIECES,
             ProbeError::Damaged { .. } => DAMKA_ERR_DAMAGED,
-            ProbeError::WrongVariant { .. } => DAMKA_ERR_WRONG_VARIANT,
+            ProbeError::WrongVariant { .. } | ProbeError::WrongGame { .. } => DAMKA_ERR_WRONG_VARIANT,
             ProbeError::WrongRules { .. } => DAMKA_ERR_WRONG_RULES,
             ProbeError::Io { .. } => DAMKA_ERR_IO,
             ProbeError::InvalidPosition(_) => DAMKA_ERR_INVALID_POSITION,

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::format::FORMAT_VERSION;
 use crate::probe::RuleSetId;
 use crate::rules::RuleSet;
-use crate::variant::Variant;
+use crate::game::Game;
 
 /// The manifest's file name in a directory of tables.
 pub const MANIFEST_NAME: &str = "damka.toml";
@@ -22,7 +22,7 @@ pub const MANIFEST_NAME: &str = "damka.toml";
 /// What a directory of tables holds.
 #[derive(Clone, Debug)]
 pub struct Manifest {
-    pub variant: Variant,
+    pub game: Game,
     /// The table format version the files are written in
     /// ([`FORMAT_VERSION`] when this damka writes them).
     pub format: u16,
@@ -51,9 +51,9 @@ pub enum ManifestError {
 }
 
 impl Manifest {
-    /// The manifest of a directory of `variant` tables built now with `rules`.
-    pub fn new(variant: Variant, rules: RuleSet) -> Manifest {
-        Manifest { variant, format: FORMAT_VERSION, rules }
+    /// The manifest of a directory of `game` tables built now with `rules`.
+    pub fn new(game: impl Into<Game>, rules: RuleSet) -> Manifest {
+        Manifest { game: game.into(), format: FORMAT_VERSION, rules }
     }
 
     /// Where the manifest of `dir` is.
@@ -80,7 +80,7 @@ impl Manifest {
 
     fn parse(text: &str) -> Result<Manifest, String> {
         let stored: Stored = toml::from_str(text).map_err(|e| e.message().to_string())?;
-        let variant = stored.variant.parse::<Variant>().map_err(|e| e.to_string())?;
+        let game = stored.variant.parse::<Game>().map_err(|e| e.to_string())?;
         let hash = Some(&stored.rules_hash)
             .filter(|h| h.len() == 16)
             .and_then(|h| u64::from_str_radix(h, 16).ok())
@@ -91,13 +91,13 @@ impl Manifest {
         if named != carried {
             return Err(format!("rules_text is rule set {carried}, not {named} as rules_name and rules_hash say"));
         }
-        Ok(Manifest { variant, format: stored.format, rules })
+        Ok(Manifest { game, format: stored.format, rules })
     }
 
     /// The manifest as stored.
     pub fn to_text(&self) -> String {
         let stored = Stored {
-            variant: self.variant.name().to_string(),
+            variant: self.game.to_string(),
             format: self.format,
             rules_name: self.rules.name.clone(),
             rules_hash: format!("{:016x}", self.rules.hash),
@@ -139,9 +139,9 @@ mod tests {
     use super::*;
 
     fn round_trip(text: &str) -> Manifest {
-        let manifest = Manifest::new(Variant::Brazilian, RuleSet::parse(text).expect("valid rules"));
+        let manifest = Manifest::new(crate::Variant::Brazilian, RuleSet::parse(text).expect("valid rules"));
         let back = Manifest::parse(&manifest.to_text()).expect("a written manifest reads back");
-        assert_eq!(back.variant, Variant::Brazilian);
+        assert_eq!(back.game, Game::Draughts(crate::Variant::Brazilian));
         assert_eq!(back.format, FORMAT_VERSION);
         assert_eq!(back.rules.text, text, "the rule file's text comes back byte for byte");
         assert_eq!(back.rules_id(), manifest.rules_id());
@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_manifest_whose_text_and_hash_disagree_is_refused() {
-        let text = Manifest::new(Variant::Russian, RuleSet::preset("russian").unwrap()).to_text();
+        let text = Manifest::new(crate::Variant::Russian, RuleSet::preset("russian").unwrap()).to_text();
         let edited = text.replacen("limit_plies = 60", "limit_plies = 62", 1);
         assert_ne!(edited, text);
         let err = Manifest::parse(&edited).unwrap_err();

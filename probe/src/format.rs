@@ -9,6 +9,8 @@ use std::cell::RefCell;
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::cheskers;
+use crate::game::Game;
 use crate::material::Material;
 use crate::variant::Variant;
 
@@ -28,6 +30,9 @@ pub const BLOCK_ENTRY_LEN: usize = 20;
 pub const MAX_PLIES: u16 = (1 << 13) - 1;
 /// Bytes of the header that hold the rule set name (zero padded).
 pub const RULES_NAME_LEN: usize = 16;
+/// Where a Cheskers header holds its material: the side to move's men,
+/// kings, bishops and camels, then the opponent's (8 bytes).
+const CHESKERS_MATERIAL: usize = 104;
 
 /// What one entry of a table holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,12 +83,27 @@ pub struct Counts {
     pub losses: u64,
 }
 
+/// The slice a table file holds, of which game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TableSlice {
+    Draughts(Variant, Material),
+    Cheskers(cheskers::Material),
+}
+
+impl TableSlice {
+    pub fn game(self) -> Game {
+        match self {
+            TableSlice::Draughts(v, _) => Game::Draughts(v),
+            TableSlice::Cheskers(_) => Game::Cheskers,
+        }
+    }
+}
+
 /// The header of a table file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    pub variant: Variant,
+    pub slice: TableSlice,
     pub kind: Kind,
-    pub material: Material,
     /// Rule set name (at most [`RULES_NAME_LEN`] bytes) and hash of its
     /// file's content.
     pub rules_name: String,
@@ -147,11 +167,16 @@ impl Header {
         b[0..8].copy_from_slice(&MAGIC);
         b[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
         b[10..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
-        b[12] = self.variant.id();
+        b[12] = self.slice.game().id();
         b[13] = self.kind.id();
         b[14] = self.entry_bytes;
-        let m = self.material;
-        b[16..20].copy_from_slice(&[m.own_kings, m.own_men, m.opp_kings, m.opp_men]);
+        match self.slice {
+            TableSlice::Draughts(_, m) => b[16..20].copy_from_slice(&[m.own_kings, m.own_men, m.opp_kings, m.opp_men]),
+            TableSlice::Cheskers(m) => {
+                b[CHESKERS_MATERIAL..CHESKERS_MATERIAL + 4].copy_from_slice(&m.own);
+                b[CHESKERS_MATERIAL + 4..CHESKERS_MATERIAL + 8].copy_from_slice(&m.opp);
+            }
+        }
         b[20..20 + name.len()].copy_from_slice(name);
         b[36..44].copy_from_slice(&self.rules_hash.to_le_bytes());
         b[44..52].copy_from_slice(&self.positions.to_le_bytes());
@@ -187,24 +212,43 @@ impl Header {
         if u16_at(10) != INDEX_VERSION {
             return Err(FormatError::IndexVersion(u16_at(10)));
         }
-        let variant = Variant::from_id(b[12]).ok_or(FormatError::BadHeader("unknown variant"))?;
+        let game = Game::from_id(b[12]).ok_or(FormatError::BadHeader("unknown variant"))?;
         let kind = Kind::from_id(b[13]).ok_or(FormatError::BadHeader("unknown value kind"))?;
         let entry_bytes = b[14];
         if !matches!((kind, entry_bytes), (Kind::Wdl, 1) | (Kind::Distance, 1 | 2)) {
             return Err(FormatError::BadHeader("entry width does not fit the value kind"));
         }
-        let material = Material::new(b[16], b[17], b[18], b[19]);
-        if !material.is_contested() || material.own_kings + material.own_men > 12 || material.opp_kings + material.opp_men > 12 {
-            return Err(FormatError::BadHeader("impossible material"));
-        }
+        let slice = match game {
+            Game::Draughts(variant) => {
+                let material = Material::new(b[16], b[17], b[18], b[19]);
+                if !material.is_contested()
+                    || material.own_kings + material.own_men > 12
+                    || material.opp_kings + material.opp_men > 12
+                {
+                    return Err(FormatError::BadHeader("impossible material"));
+                }
+                TableSlice::Draughts(variant, material)
+            }
+            Game::Cheskers => {
+                let side = |at: usize| -> [u8; 4] { b[at..at + 4].try_into().expect("4 bytes") };
+                let material = cheskers::Material {
+                    own: side(CHESKERS_MATERIAL),
+                    opp: side(CHESKERS_MATERIAL + 4),
+                };
+                let fits = |side: &[u8; 4]| side.iter().map(|&n| n as u32).sum::<u32>() <= 12;
+                if !material.is_stored() || !fits(&material.own) || !fits(&material.opp) {
+                    return Err(FormatError::BadHeader("impossible material"));
+                }
+                TableSlice::Cheskers(material)
+            }
+        };
         let name_end = b[20..20 + RULES_NAME_LEN].iter().position(|&c| c == 0).unwrap_or(RULES_NAME_LEN);
         let rules_name = std::str::from_utf8(&b[20..20 + name_end])
             .map_err(|_| FormatError::BadHeader("rule set name is not UTF-8"))?
             .to_string();
         let header = Header {
-            variant,
+            slice,
             kind,
-            material,
             rules_name,
             rules_hash: u64_at(36),
             positions: u64_at(44),

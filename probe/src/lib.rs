@@ -37,6 +37,7 @@ mod egdb;
 pub mod directory;
 pub mod fen;
 pub mod format;
+pub mod game;
 pub mod index;
 pub mod material;
 mod mmap;

@@ -29,7 +29,8 @@ use std::sync::{Arc, OnceLock};
 use crate::resolve;
 use crate::cache::{BlockCache, CacheStats};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
-use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, PACKED_CODES};
+use crate::game::Game;
+use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, TableSlice, PACKED_CODES};
 use crate::index::{MenConfig, SliceIndex};
 use crate::material::Material;
 use crate::mmap::MappedFile;
@@ -106,7 +107,11 @@ pub enum ProbeError {
     Damaged { path: PathBuf, block: Option<u32>, error: FormatError },
     /// A table built for another game than the one opened.
     #[error("{} is a {found} table; this tablebase was opened for {expected}", path.display())]
-    WrongVariant { path: PathBuf, expected: Variant, found: Variant },
+    WrongVariant { path: PathBuf, expected: Game, found: Game },
+    /// A directory whose manifest says it holds the tables of another game
+    /// (Cheskers tables opened for draughts, or the reverse).
+    #[error("{} holds {found} tables, not {expected} tables: open it for {found}", dir.display())]
+    WrongGame { dir: PathBuf, expected: Game, found: Game },
     /// A table built with another rule set than the others (or than the
     /// one asked for at open time).
     #[error("{} was built with rule set {found}; expected {expected}", path.display())]
@@ -128,11 +133,11 @@ pub enum ProbeError {
 }
 
 impl ProbeError {
-    fn io(path: &Path, err: io::Error) -> ProbeError {
+    pub(crate) fn io(path: &Path, err: io::Error) -> ProbeError {
         ProbeError::Io { path: path.to_path_buf(), error: Arc::new(err) }
     }
 
-    fn damaged(path: &Path, error: FormatError) -> ProbeError {
+    pub(crate) fn damaged(path: &Path, error: FormatError) -> ProbeError {
         let block = match error {
             FormatError::BlockChecksum(b) | FormatError::BlockDecompress(b) | FormatError::BadEntry(b) => Some(b),
             _ => None,
@@ -210,7 +215,7 @@ fn verdict_order(v: Verdict) -> i8 {
 /// A sort key: better values for the side to move are greater. Wins by
 /// shortest distance, then cursed wins, draws, blessed losses, and losses
 /// by longest distance.
-fn value_order(v: Value) -> (i8, i32) {
+pub(crate) fn value_order(v: Value) -> (i8, i32) {
     let d = v.plies.0 as i32;
     match v.wdl {
         Wdl::Win | Wdl::CursedWin => (v.wdl as i8, -d),
@@ -376,7 +381,11 @@ impl Tablebase {
         // A manifest for another game says nothing about this game's files;
         // one of other rules than those asked for is refused now, not only
         // when a probe first reads a table (some answers read none).
-        let rule_set = Manifest::read(&dir)?.filter(|m| m.variant == variant).map(|m| m.rules);
+        let manifest = Manifest::read(&dir)?;
+        if let Some(m) = manifest.as_ref().filter(|m| m.game == Game::Cheskers) {
+            return Err(ProbeError::WrongGame { dir, expected: variant.into(), found: m.game });
+        }
+        let rule_set = manifest.filter(|m| m.game == Game::Draughts(variant)).map(|m| m.rules);
         if let (Some(expected), Some(carried)) = (&options.rules, &rule_set) {
             let found = RuleSetId { name: carried.name.clone(), hash: carried.hash };
             if *expected != found {
@@ -733,8 +742,8 @@ impl Tablebase {
         let file = TableFile::new(MappedFile::open(&path).map_err(|e| ProbeError::io(&path, e))?)
             .map_err(|e| ProbeError::damaged(&path, e))?;
         let h = file.header();
-        if h.variant != self.variant {
-            return Err(ProbeError::WrongVariant { path, expected: self.variant, found: h.variant });
+        if h.slice.game() != Game::Draughts(self.variant) {
+            return Err(ProbeError::WrongVariant { path, expected: self.variant.into(), found: h.slice.game() });
         }
         let found = RuleSetId { name: h.rules_name.clone(), hash: h.rules_hash };
         if let Some(expected) = &self.rules {
@@ -743,7 +752,7 @@ impl Tablebase {
             }
         }
         let bad = |why| Err(ProbeError::damaged(&path, FormatError::BadHeader(why)));
-        if h.material != slice.material {
+        if h.slice != TableSlice::Draughts(self.variant, slice.material) {
             return bad("material does not match the file name");
         }
         if h.kind != kind {

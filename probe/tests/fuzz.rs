@@ -5,7 +5,7 @@
 //! name it gives, or refused if a table cannot hold them.
 
 use damka::format::{
-    block_checksum, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile, BLOCK_ENTRY_LEN, FORMAT_VERSION,
+    block_checksum, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile, TableSlice, BLOCK_ENTRY_LEN, FORMAT_VERSION,
     HEADER_LEN, MAX_PLIES,
 };
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
@@ -212,9 +212,8 @@ fn read_everything(bytes: &[u8]) {
 
 fn header(kind: Kind, positions: u64, block_positions: u32, blocks: u32) -> Header {
     Header {
-        variant: Variant::Russian,
+        slice: TableSlice::Draughts(Variant::Russian, Material::new(1, 0, 1, 0)),
         kind,
-        material: Material::new(1, 0, 1, 0),
         entry_bytes: if kind == Kind::Wdl { 1 } else { 2 },
         rules_name: "none".into(),
         rules_hash: 7,

@@ -5,7 +5,8 @@
 //! shares the board and the FEN grammar, and has its own pieces
 //! ([`Kind`]), rules ([`Rules`], with a switch for each point the
 //! published rules leave open), move generator, notation, perft, and the
-//! indexer of its slices ([`SliceIndex`]; no tables are built yet).
+//! indexer of its slices ([`SliceIndex`]) and the reader of its tables
+//! ([`Tables`]; damka-generator builds them).
 //! docs/RULES.md, "Cheskers", gives the rules.
 //!
 //! ```
@@ -20,14 +21,16 @@ mod movegen;
 mod notation;
 mod position;
 mod rules;
+mod tables;
 
 use crate::board::{Bitboard, Square};
 
 pub use index::{BadMaterial, Material, SliceIndex};
-pub use movegen::{generate, legal_moves, perft};
+pub use movegen::{generate, legal_moves, must_capture, perft, quiet_predecessors};
 pub use notation::{parse_fen, parse_move, write_fen, write_move, CheskersFenError};
 pub use position::{CheskersError, Kind, Piece, Position, Setup};
 pub use rules::{Preference, Rules, UnknownRules, FIRST_TO_MOVE};
+pub use tables::{parse_table_name, table_path, Tables, TablesError, RULES};
 
 /// The start position: White's kings c1 and e1, bishop a1, camel g1 and
 /// men on a3-h2; Black's the same turned round; Black to move.

@@ -54,6 +54,63 @@ pub fn generate(pos: &Position, rules: Rules, routes: Routes, moves: &mut Vec<Mo
     }
 }
 
+/// Whether the side to move in `pos` must capture: one of its men or
+/// kings can jump.
+pub fn must_capture(pos: &Position) -> bool {
+    let us = pos.turn();
+    let routes = Routes::Merge;
+    Gen { pos, us, enemy: pos.pieces(us.opponent()), empty: !pos.occupied(), rules: Rules::default(), routes }.can_jump()
+}
+
+/// The positions from which the side that has just moved reached `pos` by
+/// a quiet move (a step, slide or leap that captures nothing and promotes
+/// nothing), each once: the un-moves of a retrograde solver. A quiet move
+/// is legal only where its side need not capture, so predecessors where
+/// it must are left out.
+pub fn quiet_predecessors(pos: &Position, out: &mut Vec<Position>) {
+    out.clear();
+    let (us, them) = (pos.turn(), pos.turn().opponent());
+    // The side that moved into a predecessor needs a king there.
+    if pos.of(us, Kind::King).is_empty() {
+        return;
+    }
+    let occupied = pos.occupied();
+    let empty = !occupied;
+    let mut push = |from: Square, to: Square| {
+        let before = pos.shifted(from, to, them);
+        if !must_capture(&before) {
+            out.push(before);
+        }
+    };
+    for from in pos.of(them, Kind::King) {
+        for dir in Direction::ALL {
+            if let Some(to) = step(from, dir).filter(|s| empty.contains(*s)) {
+                push(from, to);
+            }
+        }
+    }
+    // A man steps forward: it came from one square behind.
+    for from in pos.of(them, Kind::Man) {
+        for dir in Direction::forward(them) {
+            if let Some(to) = step(from, dir.reverse()).filter(|s| empty.contains(*s)) {
+                push(from, to);
+            }
+        }
+    }
+    for from in pos.of(them, Kind::Bishop) {
+        for dir in Direction::ALL {
+            for to in open_ray(from, dir, occupied) {
+                push(from, to);
+            }
+        }
+    }
+    for from in pos.of(them, Kind::Camel) {
+        for to in CAMEL[from.index64() as usize] & empty {
+            push(from, to);
+        }
+    }
+}
+
 /// Leaves of the legal-move tree at `depth` plies.
 pub fn perft(pos: &Position, rules: Rules, depth: u32, routes: Routes) -> u64 {
     fn walk(pos: &Position, rules: Rules, depth: u32, routes: Routes, lists: &mut [Vec<Move>]) -> u64 {

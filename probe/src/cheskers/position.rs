@@ -165,6 +165,32 @@ impl Position {
     }
 }
 
+impl Position {
+    /// The same position seen from the other side: the board turned round
+    /// and the colours swapped (a table stores White to move only).
+    pub fn flipped(&self) -> Position {
+        Position {
+            sides: [self.sides[1].flip(), self.sides[0].flip()],
+            kinds: self.kinds.map(Bitboard::flip),
+            turn: self.turn.opponent(),
+        }
+    }
+
+    /// This position with the piece on `from` moved to the empty square
+    /// `to` and `turn` to move: an un-move's predecessor, which the caller
+    /// checks is a position.
+    pub(super) fn shifted(&self, from: Square, to: Square, turn: Color) -> Position {
+        let mut next = *self;
+        for bb in next.sides.iter_mut().chain(&mut next.kinds) {
+            if bb.contains(from) {
+                *bb = bb.without(from).with(to);
+            }
+        }
+        next.turn = turn;
+        next
+    }
+}
+
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Position({})", super::notation::write_fen(self))

@@ -11,9 +11,10 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use damka::directory::Manifest;
+use damka::game::Game;
 use damka::{OpenOptions, Tablebase, Variant};
 
 
@@ -37,7 +38,11 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> Result<()> {
     let variant = match args.variant {
         Some(v) => v,
-        None => Manifest::read(&args.dir)?.map_or(Variant::default(), |m| m.variant),
+        None => match Manifest::read(&args.dir)?.map(|m| m.game) {
+            Some(Game::Draughts(variant)) => variant,
+            Some(Game::Cheskers) => bail!("{} holds Cheskers tables: the explorer shows draughts tables only", args.dir.display()),
+            None => Variant::default(),
+        },
     };
     // The error names the directory already.
     let tb = Tablebase::open(&args.dir, OpenOptions::new(variant).cache_bytes(64 << 20))?;
