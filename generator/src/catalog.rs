@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use damka::format::{FormatError, Header, Kind, TableFile, TableSlice};
+use damka::format::{FormatError, Header, Kind, TableFile};
 use damka::resolve::{capture_value, white_to_move};
 use damka::{Material, SliceIndex, TableName, Value, Variant};
 use rayon::prelude::*;
@@ -43,11 +43,8 @@ impl SliceId {
 /// The table a file's header describes, when that is not the one the
 /// file's name stands for (a file copied or renamed by hand): its values
 /// read under that name would be another slice's.
-pub fn misnamed(header: &Header, name: TableName) -> Option<String> {
-    let described = match header.slice {
-        TableSlice::Draughts(variant, material) => TableName { variant, material, kind: header.kind }.to_string(),
-        TableSlice::Cheskers(material) => format!("cheskers-{material}.{}", header.kind.extension()),
-    };
+pub fn misnamed(header: &Header, name: impl std::fmt::Display) -> Option<String> {
+    let described = header.slice.file_name(header.kind);
     (described != name.to_string()).then_some(described)
 }
 

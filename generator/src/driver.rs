@@ -243,7 +243,7 @@ pub fn work(pairs: &[Material], opts: &Options) -> u64 {
     pairs.iter().map(|&m| graph::pair_size(m) * opts.passes()).sum()
 }
 
-fn style(prefix: &str) -> ProgressStyle {
+pub(crate) fn style(prefix: &str) -> ProgressStyle {
     ProgressStyle::with_template(&format!(
         "{prefix:>18} [{{bar:32}}] {{percent:>3}}% {{human_pos}}/{{human_len}} positions, {{per_sec}}, eta {{eta}}"
     ))

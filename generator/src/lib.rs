@@ -12,6 +12,7 @@
 
 pub mod audit;
 pub mod catalog;
+pub mod cheskers;
 pub mod claim;
 pub mod cli;
 pub mod counters;

@@ -135,21 +135,36 @@ fn of_slice(id: SliceId, rules: &str, solved: &Solved) -> Result<SliceStats> {
     let example = |found: Option<(u16, u64)>| {
         found.map(|(plies, i)| Example { plies, fen: fen::write(&index.position(i), id.variant) })
     };
-    let c = tally.counts;
-    Ok(SliceStats {
-        variant: id.variant.to_string(),
-        material: id.material.to_string(),
-        pieces: id.material.pieces(),
-        rules: rules.to_string(),
-        positions: index.size(),
-        wins: c.wins,
-        cursed_wins: c.cursed_wins,
-        draws: c.draws,
-        blessed_losses: c.blessed_losses,
-        losses: c.losses,
-        longest_win: example(tally.longest_win),
-        longest_loss: example(tally.longest_loss),
-    })
+    let slice = (id.variant.to_string(), id.material.to_string(), id.material.pieces());
+    Ok(SliceStats::of(slice, rules, index.size(), &tally, example))
+}
+
+impl SliceStats {
+    /// The figures of a slice (game, material, pieces) from the tally of
+    /// its values; `example` makes the example of a longest distance.
+    pub fn of(
+        (variant, material, pieces): (String, String, u8),
+        rules: &str,
+        positions: u64,
+        tally: &Tally,
+        example: impl Fn(Option<(u16, u64)>) -> Option<Example>,
+    ) -> SliceStats {
+        let c = tally.counts;
+        SliceStats {
+            variant,
+            material,
+            pieces,
+            rules: rules.to_string(),
+            positions,
+            wins: c.wins,
+            cursed_wins: c.cursed_wins,
+            draws: c.draws,
+            blessed_losses: c.blessed_losses,
+            losses: c.losses,
+            longest_win: example(tally.longest_win),
+            longest_loss: example(tally.longest_loss),
+        }
+    }
 }
 
 /// The statistics as JSON: an array with one object per slice.

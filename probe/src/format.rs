@@ -84,7 +84,7 @@ pub struct Counts {
 }
 
 /// The slice a table file holds, of which game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TableSlice {
     Draughts(Variant, Material),
     Cheskers(cheskers::Material),
@@ -96,6 +96,37 @@ impl TableSlice {
             TableSlice::Draughts(v, _) => Game::Draughts(v),
             TableSlice::Cheskers(_) => Game::Cheskers,
         }
+    }
+
+    pub fn pieces(self) -> u8 {
+        match self {
+            TableSlice::Draughts(_, m) => m.pieces(),
+            TableSlice::Cheskers(m) => m.pieces(),
+        }
+    }
+
+    /// The material as file names write it: `KKMvK`, `KBvKC`.
+    pub fn material_name(self) -> String {
+        match self {
+            TableSlice::Draughts(_, m) => m.to_string(),
+            TableSlice::Cheskers(m) => m.to_string(),
+        }
+    }
+
+    /// The name of the slice's file of `kind`: `russian-KKMvK.wdl`,
+    /// `cheskers-KBvKC.dtc`.
+    pub fn file_name(self, kind: Kind) -> String {
+        format!("{}-{}.{}", self.game(), self.material_name(), kind.extension())
+    }
+
+    /// The slice and kind a file name stands for; `None` for any file that
+    /// is not a table.
+    pub fn parse_file_name(name: &str) -> Option<(TableSlice, Kind)> {
+        if let Some((material, kind)) = cheskers::parse_table_name(name) {
+            return Some((TableSlice::Cheskers(material), kind));
+        }
+        let t: crate::TableName = name.parse().ok()?;
+        Some((TableSlice::Draughts(t.variant, t.material), t.kind))
     }
 }
 

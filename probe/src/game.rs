@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use crate::variant::{UnknownVariant, Variant};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Game {
     Draughts(Variant),
     Cheskers,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use damka::Variant;
+use damka::game::Game;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::generate::load_rules;
@@ -17,9 +17,14 @@ use crate::graph::pairs_in_order;
 
 #[derive(Args)]
 pub struct AuditArgs {
-    /// Game: russian, brazilian, pool, english or italian.
+    /// Game: russian, brazilian, pool, english, italian or cheskers.
     #[arg(long, default_value = "russian")]
-    variant: Variant,
+    variant: Game,
+    /// Cheskers only: the directory of its tables, which the audit reads
+    /// (the draughts audit solves in memory under any rule set; Cheskers
+    /// has no rules to try).
+    #[arg(long, default_value = "data/tables")]
+    dir: PathBuf,
     /// Draw rules: a preset (russian, brazilian, english, none) or a .toml
     /// file. Default: the game's own preset.
     #[arg(long)]
@@ -42,21 +47,32 @@ pub fn run(args: AuditArgs) -> Result<()> {
     if !(2..=6).contains(&args.pieces) {
         bail!("--pieces {}: the audit solves in memory, for 2 to 6 pieces", args.pieces);
     }
-    let rules = Arc::new(load_rules(args.rules.as_deref(), args.variant)?);
+    if args.variant == Game::Cheskers && args.rules.as_deref().is_some_and(|r| r != damka::cheskers::RULES) {
+        bail!("--rules: Cheskers has no move-limit rules; its tables hold pure values (rule set none)");
+    }
     // Open the picture's file now: a path that cannot be written should
     // fail before the long audit, not after it.
     let plot = match &args.plot {
         Some(path) => Some((path, File::create(path).with_context(|| format!("cannot write {}", path.display()))?)),
         None => None,
     };
-    let total = work(&pairs_in_order(args.pieces), &audit::options(args.variant, rules.clone()));
-    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
-    bar.set_style(
-        ProgressStyle::with_template("auditing [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions, eta {eta}")
-            .expect("valid template"),
-    );
-    let result = audit::run(args.variant, rules, args.pieces, &|n| bar.inc(n));
-    bar.finish_and_clear();
+    let result = match args.variant {
+        Game::Cheskers => super::cheskers::audit(&args.dir, args.pieces)?,
+        Game::Draughts(variant) => {
+            let rules = Arc::new(load_rules(args.rules.as_deref(), variant)?);
+            let total = work(&pairs_in_order(args.pieces), &audit::options(variant, rules.clone()));
+            let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "auditing [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions, eta {eta}",
+                )
+                .expect("valid template"),
+            );
+            let result = audit::run(variant, rules, args.pieces, &|n| bar.inc(n));
+            bar.finish_and_clear();
+            result
+        }
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {

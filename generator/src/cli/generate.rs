@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::sync::Arc;
 
+use damka::game::Game;
 use damka::{Material, RuleSet, Variant};
 
 use crate::driver::{self, Job};
@@ -34,9 +35,9 @@ pub fn load_named_rules(name: &str) -> Result<RuleSet> {
 
 #[derive(Args)]
 pub struct GenerateArgs {
-    /// Game: russian, brazilian, pool, english or italian.
+    /// Game: russian, brazilian, pool, english, italian or cheskers.
     #[arg(long, default_value = "russian")]
-    variant: Variant,
+    variant: Game,
     /// Largest number of pieces on the board.
     #[arg(long, default_value_t = 5)]
     pieces: u8,
@@ -98,14 +99,18 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     if !(2..=MAX_PIECES).contains(&args.pieces) {
         bail!("--pieces {}: damka builds slices of 2 to {MAX_PIECES} pieces", args.pieces);
     }
-    let pairs = pairs(&args.pair, args.pieces)?;
-    memory::return_freed_arrays();
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start worker threads")?;
     }
-    let rules = Arc::new(load_rules(args.rules.as_deref(), args.variant)?);
+    let variant = match args.variant {
+        Game::Draughts(v) => v,
+        Game::Cheskers => return generate_cheskers(&args),
+    };
+    let pairs = pairs(&args.pair, args.pieces)?;
+    memory::return_freed_arrays();
+    let rules = Arc::new(load_rules(args.rules.as_deref(), variant)?);
     let job = Job {
-        variant: args.variant,
+        variant,
         max_pieces: args.pieces,
         dir: args.dir,
         rules,
@@ -120,13 +125,37 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         println!("{} already finished in {}: nothing to do", names.join(", "), job.dir.display());
         return Ok(());
     }
+    print_summary(&s, job.memory);
+    Ok(())
+}
+
+/// `--variant cheskers`: pure values (no move limits), the whole build
+/// held in memory as it goes (no budget, no pair jobs).
+fn generate_cheskers(args: &GenerateArgs) -> Result<()> {
+    if args.pieces > 5 {
+        bail!("--pieces {}: Cheskers tables are built up to 5 pieces", args.pieces);
+    }
+    if args.rules.as_deref().is_some_and(|r| r != damka::cheskers::RULES) {
+        bail!("--rules: Cheskers has no move-limit rules; its tables hold pure values (rule set none)");
+    }
+    if !args.pair.is_empty() || args.memory.is_some() {
+        bail!("--pair and --memory are for draughts builds; a Cheskers build runs whole, up to 5 pieces");
+    }
+    let s = super::cheskers::generate(args.pieces, &args.dir, !args.quiet, args.replace)?;
+    print_summary(&s, None);
+    Ok(())
+}
+
+/// What a build did: in all, per piece count, and its peak memory.
+fn print_summary(s: &driver::Summary, memory_budget: Option<u64>) {
+    let total = s.total();
     let mut done = format!("{} slices solved, {} slices already done", total.slices, s.skipped);
     if s.resumed_levels > 0 {
         done += &format!(" ({} levels of men configurations taken from an interrupted run)", s.resumed_levels);
     }
     if total.slices == 0 {
         println!("{done}");
-        return Ok(());
+        return;
     }
     println!(
         "{done}; {} positions in {:.1} s ({:.2} M positions/s); {} bytes ({:.1} positions/byte)",
@@ -152,8 +181,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
             p.positions as f64 / (p.bytes - p.wdl_bytes).max(1) as f64,
         );
     }
-    let budget = job.memory.map_or("no budget".to_string(), |b| format!("budget {}", human_bytes(b)));
+    let budget = memory_budget.map_or("no budget".to_string(), |b| format!("budget {}", human_bytes(b)));
     let peak = memory::peak_resident().map_or("unknown".to_string(), human_bytes);
     println!("  memory: peak {peak} resident ({budget}); {} slices read back from their tables", s.read_back);
-    Ok(())
 }

@@ -8,10 +8,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::TablesArgs;
-use crate::catalog::{misnamed, SliceId};
+use crate::catalog::misnamed;
 use crate::journal::is_journal_name;
-use damka::format::{read_header, Kind};
-use damka::{Material, TableName, Variant};
+use damka::format::{read_header, Kind, TableSlice};
+use damka::game::Game;
 use serde_json::json;
 
 #[derive(Args)]
@@ -32,10 +32,10 @@ struct Slice {
 }
 
 /// Tables of one variant built with one rule set.
-type SetKey = (Variant, String, u64);
+type SetKey = (Game, String, u64);
 
 struct Listing {
-    sets: BTreeMap<SetKey, BTreeMap<(u8, Material), Slice>>,
+    sets: BTreeMap<SetKey, BTreeMap<(u8, TableSlice), Slice>>,
     /// Table files that are missing or cannot be described, with the
     /// reason, by file name.
     problems: Vec<(String, String)>,
@@ -44,7 +44,7 @@ struct Listing {
     in_work: Vec<String>,
 }
 
-fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
+fn scan(dir: &Path, only: Option<Game>) -> Result<Listing> {
     let mut listing = Listing { sets: BTreeMap::new(), problems: Vec::new(), in_work: Vec::new() };
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
@@ -57,8 +57,8 @@ fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
             listing.in_work.push(pair.to_string());
             continue;
         }
-        let Ok(name) = file_name.parse::<TableName>() else { continue };
-        if only.is_some_and(|v| v != name.variant) {
+        let Some((name, kind)) = TableSlice::parse_file_name(&file_name) else { continue };
+        if only.is_some_and(|g| g != name.game()) {
             continue;
         }
         let header = match read_header(&entry.path()) {
@@ -68,15 +68,15 @@ fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
                 continue;
             }
         };
-        if let Some(described) = misnamed(&header, name) {
+        if let Some(described) = misnamed(&header, &file_name) {
             listing.problems.push((file_name, format!("the header describes {described}")));
             continue;
         }
         let bytes = entry.metadata().with_context(|| format!("cannot stat {file_name}"))?.len();
-        let set = listing.sets.entry((name.variant, header.rules_name.clone(), header.rules_hash)).or_default();
-        let slice = set.entry((name.material.pieces(), name.material)).or_default();
+        let set = listing.sets.entry((name.game(), header.rules_name.clone(), header.rules_hash)).or_default();
+        let slice = set.entry((name.pieces(), name)).or_default();
         slice.positions = header.positions;
-        match name.kind {
+        match kind {
             Kind::Wdl => slice.wdl_bytes = Some(bytes),
             Kind::Distance => slice.dtc_bytes = Some(bytes),
         }
@@ -85,11 +85,10 @@ fn scan(dir: &Path, only: Option<Variant>) -> Result<Listing> {
     // `damka verify` need the `.dtc`. A file already reported is not
     // missing.
     let mut missing = Vec::new();
-    for (&(variant, _, _), slices) in &listing.sets {
-        for (&(_, material), s) in slices {
-            let id = SliceId { variant, material };
+    for slices in listing.sets.values() {
+        for (&(_, slice), s) in slices {
             for (kind, bytes) in [(Kind::Wdl, s.wdl_bytes), (Kind::Distance, s.dtc_bytes)] {
-                let file = id.table(kind).to_string();
+                let file = slice.file_name(kind);
                 if bytes.is_none() && !listing.problems.iter().any(|(f, _)| *f == file) {
                     missing.push((file, "missing".to_string()));
                 }
@@ -128,7 +127,7 @@ fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
                 .iter()
                 .map(|((pieces, material), s)| {
                     json!({
-                        "material": material.to_string(),
+                        "material": material.material_name(),
                         "pieces": pieces,
                         "positions": s.positions,
                         "wdl_bytes": s.wdl_bytes,
@@ -139,7 +138,7 @@ fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
                 })
                 .collect();
             json!({
-                "variant": variant.name(),
+                "variant": variant.to_string(),
                 "rules": { "name": rules, "hash": format!("{hash:016x}") },
                 "slices": slices,
             })
@@ -151,7 +150,7 @@ fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
     Ok(())
 }
 
-fn print_text(dir: &Path, only: Option<Variant>, listing: &Listing) {
+fn print_text(dir: &Path, only: Option<Game>, listing: &Listing) {
     if !listing.in_work.is_empty() {
         println!("in work (a build was interrupted; damka generate resumes it): {}", listing.in_work.join(", "));
     }
@@ -190,7 +189,7 @@ fn print_text(dir: &Path, only: Option<Variant>, listing: &Listing) {
             "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte", "dtc/wdl"
         );
         for ((_, material), s) in slices {
-            line(&material.to_string(), s.positions, s.wdl_bytes, s.dtc_bytes);
+            line(&material.material_name(), s.positions, s.wdl_bytes, s.dtc_bytes);
         }
         for pieces in 2..=max {
             let of = || slices.iter().filter(move |((p, _), _)| *p == pieces).map(|(_, s)| s);

@@ -1,6 +1,7 @@
 //! The `damka` command line: one module per subcommand.
 
 mod audit;
+mod cheskers;
 mod generate;
 mod info;
 mod perft;
@@ -13,6 +14,8 @@ mod verify;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use damka::directory::Manifest;
+use damka::game::Game;
 use damka::{fen, Position, Variant};
 
 /// Endgame tablebases for Russian draughts and the other 8x8 games.
@@ -76,9 +79,40 @@ pub(crate) struct TablesArgs {
     /// Directory of the tables.
     #[arg(long, default_value = "data/tables")]
     pub dir: std::path::PathBuf,
-    /// Only this game's tables (default: every game in the directory).
+    /// Only this game's tables (default: every game in the directory; a
+    /// directory of Cheskers tables is read as such).
     #[arg(long)]
-    pub variant: Option<Variant>,
+    pub variant: Option<Game>,
+}
+
+impl TablesArgs {
+    /// Cheskers tables: asked for, or none asked and the manifest says so.
+    pub fn is_cheskers(&self) -> bool {
+        match self.variant {
+            Some(game) => game == Game::Cheskers,
+            None => Manifest::read(&self.dir).ok().flatten().is_some_and(|m| m.game == Game::Cheskers),
+        }
+    }
+
+    /// The draughts variant asked for, if any.
+    pub fn draughts(&self) -> Option<Variant> {
+        match self.variant {
+            Some(Game::Draughts(v)) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// The draughts variant of `game`; Cheskers is refused by `command`, which
+/// does not play it.
+pub(crate) fn draughts_only(game: Game, command: &str) -> Result<Variant> {
+    match game {
+        Game::Draughts(v) => Ok(v),
+        Game::Cheskers => anyhow::bail!(
+            "damka {command} does not take Cheskers: its tables are built and read by generate, verify, stats, \
+             probe, info and audit (--variant cheskers)"
+        ),
+    }
 }
 
 /// Parses a FEN, naming it in the error.

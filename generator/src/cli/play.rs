@@ -21,8 +21,8 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
-    let Game { pos, counters, tb, rules } = args.game.open()?;
-    let variant = args.game.variant;
+    let Game { pos, counters, tb, rules } = args.game.open("play")?;
+    let variant = tb.variant();
     let Some(rules) = rules else { return Err(unknown_rules(&tb)) };
     let value = tb.probe_value(&pos)?;
     let game = tb.play_out(&pos, &rules, counters)?;

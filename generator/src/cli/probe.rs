@@ -19,9 +19,10 @@ pub(super) struct GameArgs {
     /// The position as FEN: `W:W21,22,K5:B1,2` or, in Russian and
     /// Brazilian, `W:WKc3:Bf6`.
     fen: String,
-    /// Game: russian, brazilian, pool, english or italian.
+    /// Game: russian, brazilian, pool, english, italian or (for `probe`)
+    /// cheskers.
     #[arg(long, default_value = "russian")]
-    pub variant: Variant,
+    pub variant: damka::game::Game,
     /// Directory of the tables.
     #[arg(long, default_value = "data/tables")]
     dir: PathBuf,
@@ -48,8 +49,9 @@ pub(super) struct Game {
 }
 
 impl GameArgs {
-    /// Checks the counters and the FEN, then opens the tables.
-    pub fn open(&self) -> Result<Game> {
+    /// Checks the counters and the FEN, then opens the tables (for
+    /// `damka command`).
+    pub fn open(&self, command: &str) -> Result<Game> {
         let counters = Counters { quiet: self.quiet_plies, kings_only: self.kings_only_plies };
         if !counters.is_possible() {
             bail!(
@@ -59,9 +61,10 @@ impl GameArgs {
                 counters.quiet
             );
         }
-        let pos = parse_fen(&self.fen, self.variant)?;
-        let asked = self.rules.as_deref().map(|name| load_rules(Some(name), self.variant)).transpose()?;
-        let mut options = OpenOptions::new(self.variant).cache_bytes(4 << 20);
+        let variant = super::draughts_only(self.variant, command)?;
+        let pos = parse_fen(&self.fen, variant)?;
+        let asked = self.rules.as_deref().map(|name| load_rules(Some(name), variant)).transpose()?;
+        let mut options = OpenOptions::new(variant).cache_bytes(4 << 20);
         if let Some(rules) = &asked {
             options = options.rules(RuleSetId { name: rules.name.clone(), hash: rules.hash });
         }
@@ -109,7 +112,17 @@ pub(crate) struct Report {
 }
 
 pub fn run(args: ProbeArgs) -> Result<()> {
-    let Game { pos, counters, tb, rules } = args.game.open()?;
+    let g = &args.game;
+    if g.variant == damka::game::Game::Cheskers {
+        if g.quiet_plies != 0 || g.kings_only_plies != 0 {
+            bail!("Cheskers has no move limits: --quiet-plies and --kings-only-plies do not apply");
+        }
+        if g.rules.as_deref().is_some_and(|r| r != damka::cheskers::RULES) {
+            bail!("--rules: Cheskers tables hold pure values, built with rule set none");
+        }
+        return super::cheskers::probe(&g.fen, &g.dir, args.json);
+    }
+    let Game { pos, counters, tb, rules } = args.game.open("probe")?;
     let report = probe(&tb, rules.as_ref(), &pos, counters)?;
     if args.json {
         print!("{}", report.json_text());

@@ -18,9 +18,12 @@ pub struct StatsArgs {
 
 pub fn run(args: StatsArgs) -> Result<()> {
     let dir = &args.tables.dir;
-    let found = stats::collect(dir, args.tables.variant)?;
+    if args.tables.is_cheskers() {
+        return super::cheskers::stats(dir, args.json);
+    }
+    let found = stats::collect(dir, args.tables.draughts())?;
     if found.slices.is_empty() && found.problems.is_empty() {
-        match args.tables.variant {
+        match args.tables.draughts() {
             Some(variant) => bail!("no {variant} tables in {}", dir.display()),
             None => bail!("no tables in {}", dir.display()),
         }

@@ -15,9 +15,10 @@ use crate::verify::{self, Options};
 pub struct VerifyArgs {
     #[command(flatten)]
     tables: TablesArgs,
-    /// Only this slice, e.g. KKMvK (the tables it reads are not checked).
+    /// Only this slice, e.g. KKMvK or, for Cheskers, KBvKC (the tables it
+    /// reads are not checked).
     #[arg(long)]
-    slice: Option<Material>,
+    slice: Option<String>,
     /// The rule file the tables were built with, if not a preset and not
     /// in the directory's manifest (tables built before manifests): their
     /// rule values and distances are then re-derived too.
@@ -29,9 +30,16 @@ pub struct VerifyArgs {
 }
 
 pub fn run(args: VerifyArgs) -> Result<()> {
+    if args.tables.is_cheskers() {
+        if args.rules.is_some() {
+            bail!("--rules: Cheskers tables hold pure values, built with rule set none");
+        }
+        return super::cheskers::verify(&args.tables.dir, args.slice.as_deref(), !args.quiet);
+    }
+    let slice = args.slice.as_deref().map(str::parse::<Material>).transpose()?;
     let rules = args.rules.as_deref().map(load_named_rules).transpose()?.map(Arc::new);
     let opts =
-        Options { dir: args.tables.dir, variant: args.tables.variant, slice: args.slice, progress: !args.quiet, rules };
+        Options { variant: args.tables.draughts(), dir: args.tables.dir, slice, progress: !args.quiet, rules };
     let report = verify::run(&opts)?;
     for (variant, rules) in &report.results_only {
         println!(

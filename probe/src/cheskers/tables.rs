@@ -163,6 +163,38 @@ impl Tables {
         }
     }
 
+    /// Every value of the slice of `material`, packed ([`Value::pack`]), in
+    /// index order; the blocks read are not kept.
+    pub fn slice_values(&self, material: Material) -> Result<Vec<u16>, TablesError> {
+        let slice = self.slices.get(&material).ok_or_else(|| TablesError::MissingTable {
+            material,
+            path: table_path(&self.dir, material, TableKind::Wdl),
+        })?;
+        let [wdl, dtc] = &slice.tables;
+        let damaged = |kind, e| ProbeError::damaged(&table_path(&self.dir, material, kind), e);
+        let mut values = Vec::with_capacity(slice.index.size() as usize);
+        for block in 0..wdl.file.header().blocks {
+            let codes = wdl.file.read_block(block).map_err(|e| damaged(TableKind::Wdl, e))?;
+            values.extend(codes.into_iter().map(u16::from));
+        }
+        let wide = dtc.file.header().entry_bytes == 2;
+        let mut at = 0;
+        for block in 0..dtc.file.header().blocks {
+            let bytes = dtc.file.read_block(block).map_err(|e| damaged(TableKind::Distance, e))?;
+            let plies: Vec<u16> = match wide {
+                true => bytes.chunks(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect(),
+                false => bytes.into_iter().map(u16::from).collect(),
+            };
+            for p in plies {
+                let value = values.get_mut(at).ok_or_else(|| damaged(TableKind::Distance, FormatError::BadEntry(block)))?;
+                // A draw's distance is "don't care".
+                *value = if *value == 0 { 0 } else { *value | p << 3 };
+                at += 1;
+            }
+        }
+        Ok(values)
+    }
+
     /// Every legal move (damka's reading of the rules) with its value for
     /// the mover, best first: a win soonest, a loss latest.
     pub fn rank_moves(&self, pos: &Position) -> Result<Vec<(Move, Value)>, TablesError> {
