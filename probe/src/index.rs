@@ -105,13 +105,20 @@ fn unrank_set(mut rank: u64, k: u32, taken: u32) -> u32 {
     let mut compressed = 0u32;
     let mut top = 32;
     for i in (1..=k).rev() {
-        let mut c = top - 1;
-        while binomial(c, i) > rank {
-            c -= 1;
+        // The largest c below top with C(c, i) <= rank, by bisection: C(c, i)
+        // grows with c, and C(i - 1, i) = 0.
+        let (mut lo, mut hi) = (i - 1, top - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if binomial(mid, i) <= rank {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
         }
-        rank -= binomial(c, i);
-        compressed |= 1 << c;
-        top = c;
+        rank -= binomial(lo, i);
+        compressed |= 1 << lo;
+        top = lo;
     }
     expand(compressed, taken)
 }

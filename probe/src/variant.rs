@@ -157,8 +157,8 @@ impl fmt::Display for Variant {
     }
 }
 
-/// An unknown variant name. Cheskers, a game damka plays but has no
-/// tables for yet, gets a message of its own.
+/// An unknown variant name. Cheskers, a game of its own that some
+/// commands take and others do not, gets a message of its own.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", unknown_variant_message(.0))]
 pub struct UnknownVariant(pub String);
@@ -166,8 +166,9 @@ pub struct UnknownVariant(pub String);
 fn unknown_variant_message(name: &str) -> String {
     if name.split('+').next().is_some_and(|game| game.eq_ignore_ascii_case("cheskers")) {
         format!(
-            "'{name}': Cheskers tables are not built yet; damka plays Cheskers in \
-             `damka perft --variant cheskers` and `damka moves --variant cheskers` only"
+            "'{name}': this command is for the draughts games; Cheskers is played by `damka perft` and \
+             `damka moves`, and its tables are built and read by generate, verify, stats, probe, info and audit \
+             (--variant cheskers)"
         )
     } else {
         format!("unknown variant '{name}' (expected one of: russian, brazilian, pool, english, italian)")

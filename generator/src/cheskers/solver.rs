@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
-use damka::cheskers::{legal_moves, quiet_predecessors, Kind, Material, Position, Rules, SliceIndex};
+use damka::cheskers::{generate, quiet_predecessors, Kind, Material, Position, Rules, SliceIndex};
+use damka::movegen::Routes;
 use damka::format::MAX_PLIES;
 use damka::{Color, Value, Wdl};
 use rayon::prelude::*;
@@ -91,14 +92,16 @@ pub fn solve_pair(material: Material, known: &Known, progress: &(dyn Fn(u64) + S
         .flat_map_iter(|(chunk, exits)| {
             let first = (chunk << 12) as u64;
             let mut seeds = Vec::new();
+            let mut moves = Vec::with_capacity(64);
             for (k, exit) in exits.iter_mut().enumerate() {
                 let g = first + k as u64;
                 let (s, i) = locate(g);
                 let pos = slices[s].position(i);
                 let (mut quiet, mut best) = (0u8, None);
-                for m in legal_moves(&pos, Rules::default()) {
+                generate(&pos, Rules::default(), Routes::Merge, &mut moves);
+                for m in &moves {
                     if m.is_capture() || m.promotion().is_some() {
-                        let v = value_after(&pos.play(&m), known).back_one_ply(true);
+                        let v = value_after(&pos.play(m), known).back_one_ply(true);
                         best = Some(best.map_or(v, |b| better(b, v)));
                     } else {
                         quiet += 1;
@@ -148,7 +151,8 @@ pub fn solve_pair(material: Material, known: &Known, progress: &(dyn Fn(u64) + S
                     let t = twin_of(s);
                     quiet_predecessors(&slices[s].position(i), &mut before);
                     for q in &before {
-                        let j = slices[t].index(&q.flipped()).expect("a quiet un-move stays in the pair");
+                        // A quiet un-move keeps the material: the twin slice's.
+                        let j = slices[t].index_unchecked(&q.flipped());
                         let p = (offsets[t] + j) as usize;
                         let decide = if lost {
                             Some(Value::new(Wdl::Win, next_plies))

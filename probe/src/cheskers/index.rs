@@ -11,10 +11,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::board::Color;
+use crate::board::{Bitboard, Color};
 use crate::index::{binomial, dense, sparse, MenConfig};
 
-use super::position::{Kind, Piece, Position, Setup};
+use super::position::{Kind, Position};
 
 /// The pieces of a Cheskers slice by kind ([`Kind`] order: men, kings,
 /// bishops, camels), the side to move's first.
@@ -157,47 +157,57 @@ impl SliceIndex {
         if pos.turn() != Color::White || Material::of(pos) != self.material {
             return None;
         }
+        Some(self.index_unchecked(pos))
+    }
+
+    /// [`SliceIndex::index`] of a position the caller knows has White to
+    /// move and this slice's material (a solver's inner loop).
+    #[inline]
+    pub fn index_unchecked(&self, pos: &Position) -> u64 {
+        debug_assert!(pos.turn() == Color::White && Material::of(pos) == self.material, "{pos:?}");
         let set = |c: Color, k: Kind| dense(pos.of(c, k));
-        let officers = |c: Color| dense(pos.pieces(c)) & !set(c, Kind::Man);
-        let config = MenConfig::new(set(Color::White, Kind::Man), set(Color::Black, Kind::Man));
-        let per_config = self.placement.kings_per_config();
-        let officers_rank =
-            self.placement.kings_rank(config.occupied(), officers(Color::White), officers(Color::Black));
+        let (white_men, black_men) = (set(Color::White, Kind::Man), set(Color::Black, Kind::Man));
+        let white = dense(pos.pieces(Color::White)) & !white_men;
+        let black = dense(pos.pieces(Color::Black)) & !black_men;
+        let config = MenConfig::new(white_men, black_men);
+        let officers_rank = self.placement.kings_rank(config.occupied(), white, black);
         // Kings among the non-men, then bishops among the rest.
-        let split = |c: Color| {
-            let (all, kings) = (officers(c), set(c, Kind::King));
+        let split = |c: Color, all: u32| {
+            let kings = set(c, Kind::King);
             let ways = binomial(all.count_ones(), kings.count_ones());
             rank_within(kings, all) + ways * rank_within(set(c, Kind::Bishop), all & !kings)
         };
-        let splits = split(Color::White) * self.splits[1] + split(Color::Black);
-        let placement = self.placement.config_rank(config) * per_config + officers_rank;
-        Some(placement * self.splits[0] * self.splits[1] + splits)
+        let splits = split(Color::White, white) * self.splits[1] + split(Color::Black, black);
+        let placement = self.placement.config_rank(config) * self.placement.kings_per_config() + officers_rank;
+        placement * self.splits[0] * self.splits[1] + splits
     }
 
     /// The position (White to move) at `index`, which must be below
     /// [`SliceIndex::size`].
     pub fn position(&self, index: u64) -> Position {
         let both = self.splits[0] * self.splits[1];
-        let draughts = self.placement.position(index / both);
+        let placement = index / both;
+        let per_config = self.placement.kings_per_config();
+        let config = self.placement.config(placement / per_config);
+        let officers = self.placement.kings(config.occupied(), placement % per_config);
         let (white_split, black_split) = ((index % both) / self.splits[1], index % self.splits[1]);
-        let mut setup = Setup { turn: Some(Color::White), ..Setup::default() };
-        for (color, split, counts) in
-            [(Color::White, white_split, self.material.own), (Color::Black, black_split, self.material.opp)]
-        {
-            let officers = dense(draughts.kings(color));
+        let mut sides = [Bitboard::EMPTY; 2];
+        let mut kinds = [Bitboard::EMPTY; 4];
+        for (color, split, counts, officers, men) in [
+            (Color::White, white_split, self.material.own, officers.0, config.white()),
+            (Color::Black, black_split, self.material.opp, officers.1, config.black()),
+        ] {
             let (kings_count, bishops_count) = (counts[1] as u32, counts[2] as u32);
             let ways = binomial(officers.count_ones(), kings_count);
             let kings = unrank_within(split % ways, kings_count, officers);
             let bishops = unrank_within(split / ways, bishops_count, officers & !kings);
             let camels = officers & !kings & !bishops;
-            let men = dense(draughts.men(color));
+            sides[color.index()] = sparse(officers | men);
             for (kind, set) in [(Kind::Man, men), (Kind::King, kings), (Kind::Bishop, bishops), (Kind::Camel, camels)] {
-                for sq in sparse(set) {
-                    setup.put(Piece { color, kind }, sq);
-                }
+                kinds[kind as usize] = kinds[kind as usize] | sparse(set);
             }
         }
-        Position::from_setup(&setup).expect("every index of a stored slice is a position")
+        Position::from_parts(sides, kinds, Color::White)
     }
 }
 
@@ -218,16 +228,23 @@ fn rank_within(subset: u32, set: u32) -> u64 {
 
 /// The `k`-subset of `set` of colex rank `rank`.
 fn unrank_within(mut rank: u64, k: u32, set: u32) -> u32 {
-    let members: Vec<u32> = (0..32).filter(|b| set & 1 << b != 0).collect();
+    // The member of `set` at place `n` (0 = the lowest).
+    let member = |n: u32| {
+        let mut rest = set;
+        for _ in 0..n {
+            rest &= rest - 1;
+        }
+        rest & rest.wrapping_neg()
+    };
     let mut subset = 0;
-    let mut top = members.len() as u32;
+    let mut top = set.count_ones();
     for i in (1..=k).rev() {
         let mut c = top - 1;
         while binomial(c, i) > rank {
             c -= 1;
         }
         rank -= binomial(c, i);
-        subset |= 1 << members[c as usize];
+        subset |= member(c);
         top = c;
     }
     subset
@@ -235,8 +252,9 @@ fn unrank_within(mut rank: u64, k: u32, set: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::position::{Piece, Setup};
     use super::*;
-    use crate::board::{Bitboard, Square};
+    use crate::board::Square;
 
     #[test]
     fn material_text_round_trips() {

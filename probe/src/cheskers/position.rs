@@ -176,6 +176,14 @@ impl Position {
         }
     }
 
+    /// A position from its parts, which the caller (the indexer) knows to
+    /// make a legal one.
+    pub(super) fn from_parts(sides: [Bitboard; 2], kinds: [Bitboard; 4], turn: Color) -> Position {
+        let pos = Position { sides, kinds, turn };
+        debug_assert!(Position::from_setup(&pos.setup()).is_ok_and(|p| p == pos), "{pos:?}");
+        pos
+    }
+
     /// This position with the piece on `from` moved to the empty square
     /// `to` and `turn` to move: an un-move's predecessor, which the caller
     /// checks is a position.
