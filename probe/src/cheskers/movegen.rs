@@ -301,3 +301,46 @@ fn push_promotions(moves: &mut Vec<Move>, step: crate::Move) {
         moves.push(Move { step, promotion: None });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::super::{Material, SliceIndex};
+    use super::*;
+
+    /// Un-moves are the quiet moves backwards: every quiet move of every
+    /// position of a slice, and nothing else, comes back from the
+    /// positions it leads to (those of the twin slice), for either side
+    /// to move (`turn`: the positions as indexed, or colours flipped).
+    #[test]
+    fn quiet_predecessors_undo_exactly_the_quiet_moves() {
+        for text in ["KvK", "KMvK", "KvKM", "KBvK", "KCvK"] {
+            let m: Material = text.parse().unwrap();
+            let (slice, twin) = (SliceIndex::new(m), SliceIndex::new(Material { own: m.opp, opp: m.own }));
+            for flip in [false, true] {
+                let turn = |p: Position| if flip { p } else { p.flipped() };
+                let mut forward = HashSet::new();
+                for i in 0..slice.size() {
+                    let x = turn(slice.position(i).flipped());
+                    for mv in legal_moves(&x, Rules::default()) {
+                        if !mv.is_capture() && mv.promotion().is_none() {
+                            assert!(forward.insert((x, x.play(&mv))), "{text}: {x:?} {mv:?} twice");
+                        }
+                    }
+                }
+                let mut backward = HashSet::new();
+                let mut before = Vec::new();
+                for j in 0..twin.size() {
+                    let y = turn(twin.position(j));
+                    quiet_predecessors(&y, &mut before);
+                    for q in &before {
+                        assert!(backward.insert((*q, y)), "{text}: {q:?} -> {y:?} twice");
+                    }
+                }
+                assert!(!forward.is_empty(), "{text}");
+                assert_eq!(forward, backward, "{text}, flipped: {flip}");
+            }
+        }
+    }
+}
