@@ -9,6 +9,7 @@ use std::path::Path;
 
 use std::sync::Arc;
 
+use damka::game::Game;
 use damka::format::{Kind, BLOCK_ENTRY_LEN, HEADER_LEN};
 use damka::movegen::has_capture;
 use damka::{
@@ -292,7 +293,7 @@ fn tables_of_another_variant_or_rule_set_are_refused() {
     std::fs::copy(tables.path().join("russian-KvK.wdl"), tables.path().join("english-KvK.wdl")).unwrap();
     let english = Tablebase::open(tables.path(), OpenOptions::new(Variant::English)).unwrap();
     match english.probe_wdl(&pos) {
-        Err(ProbeError::WrongVariant { expected: Variant::English, found: Variant::Russian, .. }) => {}
+        Err(ProbeError::WrongVariant { expected: Game::Draughts(Variant::English), found: Game::Draughts(Variant::Russian), .. }) => {}
         other => panic!("{other:?}"),
     }
 

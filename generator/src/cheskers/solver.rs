@@ -145,15 +145,21 @@ pub fn solve_pair(material: Material, known: &Known, progress: &(dyn Fn(u64) + S
             .flat_map_iter(|chunk| {
                 let mut reached = Vec::new();
                 let mut before = Vec::with_capacity(64);
+                let (mut places, mut undecided) = (Vec::with_capacity(64), Vec::with_capacity(64));
                 for &g in chunk {
                     let (s, i) = locate(g);
                     let lost = Value::unpack(values[g as usize].load(Ordering::Relaxed)).map(|v| v.wdl) == Some(Wdl::Loss);
                     let t = twin_of(s);
                     quiet_predecessors(&slices[s].position(i), &mut before);
-                    for q in &before {
-                        // A quiet un-move keeps the material: the twin slice's.
-                        let j = slices[t].index_unchecked(&q.flipped());
-                        let p = (offsets[t] + j) as usize;
+                    // A quiet un-move keeps the material: the twin slice's.
+                    places.clear();
+                    places.extend(before.iter().map(|q| (offsets[t] + slices[t].index_unchecked(&q.flipped())) as usize));
+                    // Plain loads first, which the processor overlaps (a
+                    // locked update waits for each miss in turn); only the
+                    // undecided predecessors need one.
+                    undecided.clear();
+                    undecided.extend(places.iter().map(|&p| values[p].load(Ordering::Relaxed) == UNDECIDED));
+                    for (&p, _) in places.iter().zip(&undecided).filter(|(_, open)| **open) {
                         let decide = if lost {
                             Some(Value::new(Wdl::Win, next_plies))
                         } else if open[p].fetch_sub(1, Ordering::Relaxed) == 1 {
