@@ -3,15 +3,13 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use damka::board::{Bitboard, Square};
 use damka::cheskers::{self, Kind, Material, Position, SliceIndex, Tables};
 use damka::{Color, Value, Wdl};
 use damka_generator::cheskers::{build, naive, solver};
-use support::TempDir;
+use support::{arg, damka, text, TempDir};
 
 /// Pieces of the agreement check: 3 in CI (seconds); scripts/cheskers-check
 /// runs 4.
@@ -236,14 +234,24 @@ fn the_commands_build_resume_verify_and_read_cheskers_tables() {
     assert!(text(&out.stderr).contains("pure values"), "{}", text(&out.stderr));
 }
 
-fn damka(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_damka")).args(args).output().expect("runs damka")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn arg(path: &Path) -> &str {
-    path.to_str().expect("UTF-8 path")
+/// Options that mean nothing for Cheskers are refused, each by name,
+/// before any work.
+#[test]
+fn options_cheskers_has_no_use_for_are_refused() {
+    let dir = TempDir::new("cheskers-refusals");
+    let d = arg(dir.path());
+    for (args, says) in [
+        (&["generate", "--variant", "cheskers", "--pieces", "6", "--dir", d][..], "up to 5 pieces"),
+        (&["generate", "--variant", "cheskers", "--pair", "KBvK", "--dir", d], "--pair and --memory"),
+        (&["generate", "--variant", "cheskers", "--memory", "1G", "--dir", d], "--pair and --memory"),
+        (&["probe", "--variant", "cheskers", "--dir", d, "--quiet-plies", "3", "W:WKa1:BKc3"], "no move limits"),
+        (&["probe", "--variant", "cheskers", "--dir", d, "--rules", "russian", "W:WKa1:BKc3"], "pure values"),
+        (&["verify", "--variant", "cheskers", "--dir", d, "--rules", "russian"], "pure values"),
+        (&["audit", "--variant", "cheskers", "--dir", d, "--rules", "russian"], "no move-limit rules"),
+        (&["verify", "--variant", "cheskers", "--dir", d, "--slice", "BCvK"], "without a king"),
+    ] {
+        let out = damka(args);
+        assert_eq!(out.status.code(), Some(1), "damka {args:?}");
+        assert!(text(&out.stderr).contains(says), "damka {args:?}: {}", text(&out.stderr));
+    }
 }

@@ -4,23 +4,10 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use damka::{Material, Variant};
-use support::TempDir;
-
-fn damka(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_damka")).args(args).output().expect("damka runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn arg(path: &Path) -> &str {
-    path.to_str().expect("a UTF-8 path")
-}
+use support::{arg, damka, text, TempDir};
 
 /// Runs `damka args` with its standard output going into a pipe nobody
 /// reads any more, as `damka ... | head` after `head` has quit.

@@ -84,9 +84,24 @@ pub const STATIC_LIB_DEPS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lut
 
 pub mod http;
 
+/// What `damka args...` prints and its exit status.
+pub fn damka(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_damka")).args(args).output().expect("damka runs")
+}
+
 /// What `damka args...` prints; fails the test if it fails.
 pub fn damka_stdout(args: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_damka")).args(args).output().expect("damka runs");
+    let out = damka(args);
     assert!(out.status.success(), "damka {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Output bytes as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A path as a command-line argument.
+pub fn arg(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
 }
