@@ -474,12 +474,12 @@ impl BlockCache {
     fn reuse(&self, chunk: usize, fill: usize, second_chances: bool) -> Vec<(u64, Vec<u64>)> {
         let mut kept = Vec::new();
         if let Some(words) = self.chunks[chunk].get().filter(|_| second_chances) {
+            let index = self.writer_index();
             let (mut start, mut kept_words) = (0, 0);
             while start < fill {
                 let key = words[start].load(Relaxed);
                 let len = HEADER + (words[start + 1].load(Relaxed) as usize).div_ceil(8);
                 let place = self.place(chunk, start);
-                let index = self.writer_index();
                 let read = index.set_of(key).any(|i| {
                     index.ways[i].key.load(Relaxed) == key
                         && index.ways[i].place.load(Relaxed) == place.0
