@@ -115,6 +115,10 @@ fn main() {
         "wdl dc base5 z9 4K, slice dictionary",
         "dtc dc dist z9 8K, slice dictionary",
         "wdl dc+threat base5 z9 16K",
+        "wdl dc+threat base5 z9 32K",
+        "wdl dc+inescapable base5 z9 16K",
+        "wdl dc+inescapable base5 z9 32K",
+        "wdl dc base5 z9 32K",
     ];
     let mut tot = vec![[0usize; 8]; names.len()];
     let mut positions = [0u64; 8];
@@ -139,6 +143,23 @@ fn main() {
             .collect();
         let mut tcodes = codes.clone();
         fill(&mut tcodes, &threat);
+        // Exact under move-limit rules too: threats that every move leaves
+        // standing (the reply is a capture, which resets the counters), and
+        // positions without a move.
+        let inescapable: Vec<bool> = (0..n as u64)
+            .into_par_iter()
+            .map(|i| {
+                if dc[i as usize] {
+                    return true;
+                }
+                let pos = s.index.position(i);
+                let moves = damka::movegen::legal_moves(&pos, Variant::Russian);
+                (moves.is_empty() || threat[i as usize])
+                    && moves.iter().all(|m| has_capture(&pos.play(m), Variant::Russian))
+            })
+            .collect();
+        let mut icodes = codes.clone();
+        fill(&mut icodes, &inescapable);
         let mut dcodes = codes.clone();
         fill(&mut dcodes, &dc);
         // transposed: opponent kings slowest within a configuration
@@ -190,6 +211,10 @@ fn main() {
             with_dictionary(&dcodes, 4096, base5),
             with_dictionary(&dbytes, 8192 * w, |c| c.to_vec()),
             blocks(&tcodes, 16384, |c| z(9)(&base5(c))),
+            blocks(&tcodes, 32768, |c| z(9)(&base5(c))),
+            blocks(&icodes, 16384, |c| z(9)(&base5(c))),
+            blocks(&icodes, 32768, |c| z(9)(&base5(c))),
+            blocks(&dcodes, 32768, |c| z(9)(&base5(c))),
         ];
         for (i, b) in results.iter().enumerate() {
             tot[i][p] += b;

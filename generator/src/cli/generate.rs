@@ -168,13 +168,17 @@ fn print_summary(s: &driver::Summary, memory_budget: Option<u64>) {
     // The cost of the rules, piece count by piece count.
     for (pieces, p) in s.by_pieces.iter().enumerate().filter(|(_, p)| p.slices > 0) {
         let seconds = p.seconds[0] + p.seconds[1];
+        // Pure values alone (no rules, or Cheskers) have one pass.
+        let passes = if p.seconds[1] > 0.0 {
+            format!("; pure pass {:.1} s, rule pass {:.1} s", p.seconds[0], p.seconds[1])
+        } else {
+            String::new()
+        };
         println!(
-            "  {pieces} pieces: {} slices, {} positions in {seconds:.1} s ({:.2} M positions/s; pure pass {:.1} s, rule pass {:.1} s), {} bytes ({:.1} positions/byte; .wdl {:.1}, .dtc {:.1})",
+            "  {pieces} pieces: {} slices, {} positions in {seconds:.1} s ({:.2} M positions/s{passes}), {} bytes ({:.1} positions/byte; .wdl {:.1}, .dtc {:.1})",
             p.slices,
             p.positions,
             p.positions as f64 / seconds.max(1e-9) / 1e6,
-            p.seconds[0],
-            p.seconds[1],
             p.bytes,
             p.positions as f64 / p.bytes.max(1) as f64,
             p.positions as f64 / p.wdl_bytes.max(1) as f64,
