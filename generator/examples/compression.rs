@@ -10,6 +10,7 @@
 use std::time::Instant;
 
 use damka::movegen::has_capture;
+use damka::resolve::{is_settled_threat, threat_result};
 use damka::{Position, RuleSet, Value, Variant, Wdl};
 use damka_generator::driver::solve_in_memory;
 use damka_generator::solver::{Metric, Options};
@@ -119,10 +120,13 @@ fn main() {
         "wdl dc+inescapable base5 z9 16K",
         "wdl dc+inescapable base5 z9 32K",
         "wdl dc base5 z9 32K",
+        "wdl dc+settled threat base5 z9 16K",
+        "wdl dc+settled threat base5 z9 32K",
     ];
     let mut tot = vec![[0usize; 8]; names.len()];
     let mut positions = [0u64; 8];
     let mut captures = [0u64; 8];
+    let (mut exceptions, mut settled_quiet) = ([0u64; 8], [0u64; 8]);
     for m in &mats {
         let s = &known[m];
         let n = s.values.len();
@@ -158,6 +162,33 @@ fn main() {
                     && moves.iter().all(|m| has_capture(&pos.play(m), Variant::Russian))
             })
             .collect();
+        // Settled threats (format 4): a probe resolves them one ply deep
+        // without meeting another don't-care quiet position.
+        let settled: Vec<bool> = (0..n as u64)
+            .into_par_iter()
+            .map_init(Vec::new, |moves, i| dc[i as usize] || is_settled_threat(&s.index.position(i), Variant::Russian, moves))
+            .collect();
+        // Settled threats whose one-ply resolution from their successors'
+        // stored (fresh-counter) results is not their own result: under
+        // move-limit rules the move there already counts.
+        let wrong = (0..n as u64)
+            .into_par_iter()
+            .filter(|&i| settled[i as usize] && !dc[i as usize])
+            .filter(|&i| {
+                let pos = s.index.position(i);
+                let moves = damka::movegen::legal_moves(&pos, Variant::Russian);
+                let best = threat_result(&pos, &moves, |after| {
+                    let after = damka::resolve::white_to_move(after);
+                    let there = &known[&damka::Material::of(&after)];
+                    Ok::<_, ()>(Value::unpack(there.values[there.index.index_unchecked(&after) as usize]).unwrap().wdl)
+                });
+                best != Ok(Value::unpack(s.values[i as usize]).unwrap().wdl)
+            })
+            .count();
+        exceptions[p] += wrong as u64;
+        settled_quiet[p] += settled.iter().zip(&dc).filter(|(s, d)| **s && !**d).count() as u64;
+        let mut scodes = codes.clone();
+        fill(&mut scodes, &settled);
         let mut icodes = codes.clone();
         fill(&mut icodes, &inescapable);
         let mut dcodes = codes.clone();
@@ -215,6 +246,8 @@ fn main() {
             blocks(&icodes, 16384, |c| z(9)(&base5(c))),
             blocks(&icodes, 32768, |c| z(9)(&base5(c))),
             blocks(&dcodes, 32768, |c| z(9)(&base5(c))),
+            blocks(&scodes, 16384, |c| z(9)(&base5(c))),
+            blocks(&scodes, 32768, |c| z(9)(&base5(c))),
         ];
         for (i, b) in results.iter().enumerate() {
             tot[i][p] += b;
@@ -223,6 +256,7 @@ fn main() {
     let all: u64 = positions.iter().sum();
     println!("positions by pieces {:?}; capture share {:?}", &positions[2..=pieces as usize],
         (2..=pieces as usize).map(|p| format!("{:.1}%", 100.0 * captures[p] as f64 / positions[p] as f64)).collect::<Vec<_>>());
+    println!("settled threats (quiet) {:?}; resolved wrongly one ply deep {:?}", &settled_quiet[2..=pieces as usize], &exceptions[2..=pieces as usize]);
     for (i, name) in names.iter().enumerate() {
         let sum: usize = tot[i].iter().sum();
         let per: Vec<String> = (2..=pieces as usize).map(|p| format!("{}p {:.1}", p, positions[p] as f64 / tot[i][p].max(1) as f64)).collect();

@@ -2,8 +2,9 @@
 //! file names (`<variant>-<material>.<wdl|dtc>`, see
 //! [`crate::writer::table_path`]), and the loading of one slice's values:
 //! result codes from the `.wdl` file, distances from the `.dtc` file, and
-//! the "don't care" capture positions resolved from the slices their
-//! captures lead to ([`resolve_captures`]).
+//! the "don't care" entries resolved: capture positions from the slices
+//! their captures lead to, settled threats from the slices their moves
+//! lead to ([`resolve_dont_cares`]).
 //!
 //! Shared by `damka verify`, `damka stats` and the resumption of
 //! `damka generate`. Loading goes through the probe crate's file reader and
@@ -15,10 +16,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{FormatError, Header, Kind, TableFile};
-use damka::resolve::{capture_value, white_to_move};
+use damka::movegen::has_capture;
+use damka::resolve::{capture_value, is_settled_threat, threat_result, white_to_move};
 use damka::{Material, SliceIndex, TableName, Value, Variant};
 use rayon::prelude::*;
 
+use crate::graph;
 use crate::solver::{Captures, Solved};
 use crate::writer::table_path;
 
@@ -115,6 +118,8 @@ pub struct Loaded {
     pub header: Header,
     /// The raw entries of all blocks, in index order.
     pub raw: Vec<u8>,
+    /// `.wdl`: the settled threats whose result is stored, by index.
+    pub stored_results: Vec<u64>,
 }
 
 impl Loaded {
@@ -146,42 +151,79 @@ pub fn combine(wdl: &Loaded, dtc: &Loaded) -> Vec<u16> {
         .collect()
 }
 
-/// Sets every capture position of a slice (`index`, packed `values`) to
-/// the value its captures give, reading the slices they lead to through
-/// `lookup`; returns which positions must capture. Fails naming a slice
-/// `lookup` does not have.
-pub fn resolve_captures<'a>(
+/// What resolving a slice's settled threats reads: its `.wdl` and `.dtc`
+/// files, and the `.wdl` files of the slices its quiet moves lead to (the
+/// pair's other slice, and the slice a promotion leads to).
+pub struct Threats<'a> {
+    pub wdl: &'a Loaded,
+    pub dtc: &'a Loaded,
+    pub reached: Vec<(&'a SliceIndex, &'a Loaded)>,
+}
+
+/// Sets every "don't care" position of a slice (`index`, packed `values`)
+/// to its value: a capture position's from its captures, reading the
+/// slices they lead to through `lookup`, and a settled threat's from its
+/// `.dtc` entry and its moves (`threats`). Returns which positions
+/// must capture. Fails naming a slice `lookup` does not have.
+pub fn resolve_dont_cares<'a>(
     index: &SliceIndex,
     values: &mut [u16],
     variant: Variant,
     lookup: &(dyn Fn(Material) -> Option<(&'a SliceIndex, &'a [u16])> + Sync),
+    threats: &Threats,
 ) -> Result<Captures> {
     const CHUNK: usize = 1 << 14;
+    let missing = |m: Material| anyhow!("{variant}-{}: its moves lead to {variant}-{m}, which is missing or unreadable", index.material());
     let words: Vec<Vec<u64>> = values
         .par_chunks_mut(CHUNK)
         .enumerate()
         .map(|(c, chunk)| {
-            let mut moves = Vec::new();
+            let (mut moves, mut replies) = (Vec::new(), Vec::new());
             let mut words = vec![0u64; chunk.len().div_ceil(64)];
+            let successor = |after: &damka::Position| {
+                let after = white_to_move(after);
+                let m = Material::of(&after);
+                let (index, values) = lookup(m).ok_or(m)?;
+                Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
+            };
             for (i, v) in chunk.iter_mut().enumerate() {
-                let pos = index.position((c * CHUNK + i) as u64);
-                let successor = |after: &damka::Position| {
-                    let after = white_to_move(after);
-                    let m = Material::of(&after);
-                    let (index, values) = lookup(m).ok_or(m)?;
-                    Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
-                };
-                if let Some(value) = capture_value(&pos, variant, &mut moves, successor).map_err(|m: Material| {
-                    anyhow!("{variant}-{}: its captures lead to {variant}-{m}, which is missing or unreadable", index.material())
-                })? {
+                let at = c * CHUNK + i;
+                let pos = index.position(at as u64);
+                if let Some(value) = capture_value(&pos, variant, &mut moves, successor).map_err(missing)? {
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);
+                    continue;
                 }
+                let t = threats;
+                if !is_settled_threat(&pos, variant, &mut moves) {
+                    continue;
+                }
+                let wdl = if t.wdl.stored_results.binary_search(&(at as u64)).is_ok() {
+                    code_of(t.wdl, at)
+                } else {
+                    let reply = |after: &damka::Position| -> Result<damka::Wdl, Material> {
+                        if has_capture(after, variant) {
+                            return Ok(capture_value(after, variant, &mut replies, successor)?.expect("must capture").wdl);
+                        }
+                        let after = white_to_move(after);
+                        let m = Material::of(&after);
+                        let (index, codes) = t.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
+                        Ok(code_of(codes, index.index_unchecked(&after) as usize))
+                    };
+                    threat_result(&pos, &moves, reply).map_err(missing)?
+                };
+                *v = if wdl == damka::Wdl::Draw { 0 } else { Value::new(wdl, t.dtc.entry(at)).pack() };
             }
             Ok(words)
         })
         .collect::<Result<_>>()?;
     Ok(Captures::from_words(words.concat()))
+}
+
+/// The result a `.wdl` file stores at `i` (a draw for an invalid code,
+/// which loading reports before this is reached).
+fn code_of(wdl: &Loaded, i: usize) -> damka::Wdl {
+    Value::unpack(wdl.raw[i] as u16).map_or(damka::Wdl::Draw, |v| v.wdl)
 }
 
 /// Reads both files of a slice and resolves its capture positions from the
@@ -211,7 +253,23 @@ pub fn read_slice<'a>(
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
     }
     let mut values = combine(&wdl, &dtc);
-    let captures = resolve_captures(&index, &mut values, id.variant, lookup)?;
+    let reached_by_quiet_moves = [Some(id.material.swap()), graph::promotion_leads_to(id.material)];
+    let others: Vec<(SliceIndex, Loaded)> = reached_by_quiet_moves
+        .into_iter()
+        .flatten()
+        .filter(|&m| m != id.material)
+        .map(|m| {
+            let path = SliceId { variant: id.variant, material: m }.path(dir, Kind::Wdl);
+            let loaded = load(&path).map_err(|e| anyhow!("{id}: its moves lead to {}: {e}", path.display()))?;
+            Ok((SliceIndex::new(m), loaded))
+        })
+        .collect::<Result<_>>()?;
+    let mut reached: Vec<(&SliceIndex, &Loaded)> = others.iter().map(|(i, l)| (i, l)).collect();
+    if reached_by_quiet_moves.contains(&Some(id.material)) {
+        reached.push((&index, &wdl));
+    }
+    let threats = Threats { wdl: &wdl, dtc: &dtc, reached };
+    let captures = resolve_dont_cares(&index, &mut values, id.variant, lookup, &threats)?;
     Ok((Solved { index, values, captures }, wdl.header))
 }
 
@@ -237,5 +295,5 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     if !bad.is_empty() {
         return Err(LoadError::Blocks(bad));
     }
-    Ok(Loaded { header: file.header().clone(), raw })
+    Ok(Loaded { header: file.header().clone(), raw, stored_results: file.stored_results().to_vec() })
 }

@@ -205,14 +205,19 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
                 let by_pieces = &mut summary.by_pieces[material.pieces() as usize];
                 by_pieces.seconds[0] += solved.seconds[0];
                 by_pieces.seconds[1] += solved.seconds[1];
-                for s in solved.finals() {
-                    let m = s.index.material();
-                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, &s)?;
+                let finals = solved.finals();
+                for s in &finals {
+                    // A settled threat's moves lead into the pair's other
+                    // slice and to slices solved before.
+                    let lookup = |m: Material| finals.iter().find(|f| f.index.material() == m).or(known.get(&m).map(|k| &**k));
+                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, s, &lookup)?;
                     by_pieces.bytes += wdl + dtc;
                     by_pieces.wdl_bytes += wdl;
                     by_pieces.positions += s.index.size();
                     by_pieces.slices += 1;
-                    known.insert(m, Arc::new(s));
+                }
+                for s in finals {
+                    known.insert(s.index.material(), Arc::new(s));
                 }
                 journal.finish()?;
             }

@@ -72,6 +72,18 @@ pub fn promotion_leads_to(slice: Material) -> Option<Material> {
     (slice.own_men > 0).then(|| Material::new(slice.opp_kings, slice.opp_men, slice.own_kings + 1, slice.own_men - 1))
 }
 
+/// The slices reading `slice` back from its files resolves its "don't
+/// care" entries from: where its captures lead, and where the captures
+/// that answer its quiet moves lead (its twin's, and those of the slice a
+/// promotion leads to; see [`damka::resolve::is_settled_threat`]).
+pub fn read_back_reads(slice: Material) -> BTreeSet<Material> {
+    let mut reads = captures_lead_to(slice);
+    for answering in [Some(slice.swap()), promotion_leads_to(slice)].into_iter().flatten() {
+        reads.extend(captures_lead_to(answering));
+    }
+    reads
+}
+
 /// The slices solving the pair `pair` reads: where the captures and
 /// promotions of both its slices lead.
 pub fn solve_reads(pair: Material) -> BTreeSet<Material> {

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use damka::{Material, SliceIndex};
 
-use crate::graph::{self, captures_lead_to, pair_of, slices_of, solve_reads, Action, Missing, Step};
+use crate::graph::{self, pair_of, read_back_reads, slices_of, solve_reads, Action, Missing, Step};
 
 /// Memory of a slice kept for later steps: a packed value (two bytes) and
 /// a capture bit per position (see [`crate::solver::Solved`]).
@@ -174,7 +174,7 @@ impl<'a, F: Fn(Material) -> bool> Scheduler<'a, F> {
     }
 
     /// Makes `slice` loaded and holds it until the pair is solved, reading
-    /// it back (after the slices its captures lead to) if it is not;
+    /// it back (after the slices it resolves its entries from) if it is not;
     /// `reader` is the pair that needs it.
     fn ensure(&mut self, slice: Material, reader: Material) -> Result<(), Missing> {
         if self.recording {
@@ -192,7 +192,7 @@ impl<'a, F: Fn(Material) -> bool> Scheduler<'a, F> {
             if !solved_before && !(self.finished)(pair) {
                 return Err(Missing { pair, needed_by: reader });
             }
-            let leads_to = captures_lead_to(slice);
+            let leads_to = read_back_reads(slice);
             for &s in &leads_to {
                 self.ensure(s, pair)?;
             }
@@ -382,7 +382,7 @@ mod tests {
             match &step.action {
                 Action::Load(slices) => {
                     for &s in slices {
-                        assert!(captures_lead_to(s).iter().all(|t| loaded.contains(t)), "{s} read back before its captures");
+                        assert!(read_back_reads(s).iter().all(|t| loaded.contains(t)), "{s} read back before what it reads");
                         peak = peak.max(kept_bytes + loading(s));
                         loaded.insert(s);
                         kept_bytes += kept(s);

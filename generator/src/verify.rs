@@ -454,13 +454,13 @@ fn reachable(m: Material) -> Vec<Material> {
 }
 
 /// The slice `key` as an engine reads it, from `cache` or its files, with
-/// the slices its captures lead to loaded (into `cache`) before it.
+/// the slices it resolves its entries from loaded (into `cache`) before it.
 fn load_table(dir: &Path, key: SliceId, results_only: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Result<Arc<Table>, String> {
     if let Some(t) = cache.get(&key) {
         return Ok(t.clone());
     }
     let m = key.material;
-    for target in reachable(m).into_iter().filter(|t| t.pieces() < m.pieces() && t.is_contested()) {
+    for target in crate::graph::read_back_reads(m) {
         load_table(dir, SliceId { variant: key.variant, material: target }, results_only, cache)?;
     }
     let lookup = |m: Material| cache.get(&SliceId { variant: key.variant, material: m }).map(|t| (&t.index, &t.values[..]));

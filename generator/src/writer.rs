@@ -5,7 +5,9 @@
 //! next conversion of each win and loss). Capture positions are "don't
 //! care" in both, and so are draws in `.dtc`: they repeat the entry before
 //! them, which extends a run and costs next to nothing after compression
-//! (docs/COMPRESSION.md has the measurements). Blocks are compressed in
+//! (docs/COMPRESSION.md has the measurements). So is the result of a
+//! settled threat, unless the one-ply resolution a reader makes would not
+//! give it: the `.wdl` file lists those. Blocks are compressed in
 //! parallel; a file is written under a temporary name of its own
 //! (`russian-KvK.wdl.tmp`) and renamed into place, so a finished name always
 //! holds a finished file.
@@ -15,8 +17,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
 use damka::format::{
-    block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, TableSlice, BLOCK_ENTRY_LEN, HEADER_LEN,
+    block_checksum, content_hash, encode_stored_results, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, TableSlice,
+    BLOCK_ENTRY_LEN, HEADER_LEN,
 };
+use damka::resolve::{is_settled_threat, threat_result, white_to_move};
 use damka::{Material, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -47,34 +51,97 @@ pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: Kind) 
     dir.join(format!("{variant}-{material}.{}", kind.extension()))
 }
 
-/// Writes both files of `solved`; returns the bytes written, `.wdl` and
-/// `.dtc`.
-pub fn write(dir: &Path, variant: Variant, rules: &RulesId, solved: &Solved) -> Result<[u64; 2]> {
+/// How a position's entries are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// As they are (the `.dtc` entry of a draw is "don't care").
+    Plain,
+    /// A capture position: both entries "don't care".
+    Capture,
+    /// A settled threat: the result is "don't care" unless it `stands`
+    /// (the one-ply resolution would give another), listed in the `.wdl`
+    /// file then.
+    Threat { stands: bool },
+}
+
+/// Writes both files of `solved`; `lookup` gives every slice its positions'
+/// moves lead to (the pair's other slice, promotions, captures), solved.
+/// Returns the bytes written, `.wdl` and `.dtc`.
+pub fn write<'a>(
+    dir: &Path,
+    variant: Variant,
+    rules: &RulesId,
+    solved: &Solved,
+    lookup: &(dyn Fn(Material) -> Option<&'a Solved> + Sync),
+) -> Result<[u64; 2]> {
     let material = solved.index.material();
+    let stored = how_stored(solved, variant, lookup)?;
     write_slice(
         |kind| table_path(dir, variant, material, kind),
         TableSlice::Draughts(variant, material),
         rules,
         &solved.values,
-        |i| solved.captures.get(i),
+        |i| stored[i],
     )
 }
 
+/// How each position of `solved` is stored: settled threats found, and
+/// whether their result stands, from the solved values of their successors.
+fn how_stored<'a>(
+    solved: &Solved,
+    variant: Variant,
+    lookup: &(dyn Fn(Material) -> Option<&'a Solved> + Sync),
+) -> Result<Vec<Stored>> {
+    const CHUNK: usize = 1 << 14;
+    let material = solved.index.material();
+    let chunks: Vec<Vec<Stored>> = (0..solved.values.len().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut moves = Vec::new();
+            let range = c * CHUNK..solved.values.len().min((c + 1) * CHUNK);
+            range
+                .map(|i| {
+                    if solved.captures.get(i) {
+                        return Ok(Stored::Capture);
+                    }
+                    let pos = solved.index.position(i as u64);
+                    if !is_settled_threat(&pos, variant, &mut moves) {
+                        return Ok(Stored::Plain);
+                    }
+                    let wdl = threat_result(&pos, &moves, |after| {
+                        let after = white_to_move(after);
+                        let m = Material::of(&after);
+                        let there = lookup(m).ok_or(m)?;
+                        Ok(unpacked(there.values[there.index.index_unchecked(&after) as usize]).wdl)
+                    })
+                    .map_err(|m: Material| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
+                    Ok(Stored::Threat { stands: wdl != unpacked(solved.values[i]).wdl })
+                })
+                .collect()
+        })
+        .collect::<Result<_>>()?;
+    Ok(chunks.concat())
+}
+
+fn unpacked(packed: u16) -> Value {
+    Value::unpack(packed).expect("solver writes valid values")
+}
+
 /// Writes both files of a slice of any game from its packed values (one
-/// per position, index order), the files at `path(kind)`; `dont_care(i)`:
-/// position `i`'s entries may hold anything. Returns the bytes written,
+/// per position, index order), the files at `path(kind)`; `stored(i)`:
+/// how position `i`'s entries are stored. Returns the bytes written,
 /// `.wdl` and `.dtc`.
 pub fn write_slice(
     path: impl Fn(Kind) -> PathBuf,
     slice: TableSlice,
     rules: &RulesId,
     values: &[u16],
-    dont_care: impl Fn(usize) -> bool,
+    stored: impl Fn(usize) -> Stored,
 ) -> Result<[u64; 2]> {
     let mut counts = Counts::default();
     let (mut longest_win, mut longest_loss) = (0u16, 0u16);
     for &packed in values {
-        let v = Value::unpack(packed).expect("solver writes valid values");
+        let v = unpacked(packed);
         match v.wdl {
             Wdl::Win => {
                 counts.wins += 1;
@@ -89,12 +156,14 @@ pub fn write_slice(
             }
         }
     }
-    let (codes, distances) = stored_entries(values, dont_care);
+    let Entries { codes, distances, stored_results } = stored_entries(values, stored);
     let widest = distances.iter().copied().max().unwrap_or(0);
     let positions = values.len() as u64;
     let mut bytes = [0; 2];
     for (i, kind) in [Kind::Wdl, Kind::Distance].into_iter().enumerate() {
         let entry_bytes = if kind == Kind::Distance && widest > u8::MAX as u16 { 2 } else { 1 };
+        let listed: &[u64] = if kind == Kind::Wdl { &stored_results } else { &[] };
+        let list = encode_stored_results(listed);
         let header = Header {
             slice,
             kind,
@@ -107,44 +176,62 @@ pub fn write_slice(
             counts,
             longest_win,
             longest_loss,
+            stored_results: listed.len() as u32,
+            stored_results_len: list.len() as u32,
+            stored_results_checksum: content_hash(&list),
         };
         let raw: Vec<u8> = match (kind, entry_bytes) {
             (Kind::Wdl, _) => codes.clone(),
             (_, 1) => distances.iter().map(|&d| d as u8).collect(),
             _ => distances.iter().flat_map(|d| d.to_le_bytes()).collect(),
         };
-        bytes[i] = write_file(&path(kind), &header, &raw)?;
+        bytes[i] = write_file(&path(kind), &header, &list, &raw)?;
     }
     Ok(bytes)
 }
 
+/// The entries of both files, and the settled threats whose result is
+/// stored.
+struct Entries {
+    codes: Vec<u8>,
+    distances: Vec<u16>,
+    stored_results: Vec<u64>,
+}
+
 /// The result codes and distances as the files store them: a "don't care"
-/// entry (any code of a `dont_care` position, the distance of such a
-/// position or a draw) repeats the one before it.
-fn stored_entries(values: &[u16], dont_care: impl Fn(usize) -> bool) -> (Vec<u8>, Vec<u16>) {
+/// entry repeats the one before it.
+fn stored_entries(values: &[u16], stored: impl Fn(usize) -> Stored) -> Entries {
     let n = values.len();
     let (mut codes, mut distances) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut stored_results = Vec::new();
     let (mut code, mut distance) = (0u8, 0u16);
     for (i, &packed) in values.iter().enumerate() {
-        if !dont_care(i) {
-            code = (packed & 7) as u8;
-            if code != 0 {
-                distance = packed >> 3;
-            }
+        let (own_code, own_distance) = ((packed & 7) as u8, packed >> 3);
+        let how = stored(i);
+        if how == (Stored::Threat { stands: true }) {
+            stored_results.push(i as u64);
+        }
+        if matches!(how, Stored::Plain | Stored::Threat { stands: true }) {
+            code = own_code;
+        }
+        if how != Stored::Capture && own_code != 0 {
+            distance = own_distance;
         }
         codes.push(code);
         distances.push(distance);
     }
-    (codes, distances)
+    Entries { codes, distances, stored_results }
 }
 
-fn write_file(path: &Path, header: &Header, raw: &[u8]) -> Result<u64> {
+/// Writes a table file: `header`, the block index, `list` (the stored
+/// results of a `.wdl` file) and the blocks of `raw`.
+fn write_file(path: &Path, header: &Header, list: &[u8], raw: &[u8]) -> Result<u64> {
     let chunk = header.block_positions as usize * header.entry_bytes as usize;
     let blocks: Vec<Vec<u8>> = raw
         .par_chunks(chunk.max(1))
         .map(|c| zstd::bulk::compress(&pack_entries(header.kind, c), ZSTD_LEVEL).expect("in-memory compression"))
         .collect();
-    let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN) as u64;
+    let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN + list.len()) as u64;
     let mut out = Vec::with_capacity(offset as usize + blocks.iter().map(Vec::len).sum::<usize>());
     out.extend_from_slice(&header.encode().with_context(|| format!("cannot write {}", path.display()))?);
     for b in &blocks {
@@ -152,6 +239,7 @@ fn write_file(path: &Path, header: &Header, raw: &[u8]) -> Result<u64> {
         out.extend_from_slice(&entry.encode());
         offset += b.len() as u64;
     }
+    out.extend_from_slice(list);
     for b in &blocks {
         out.extend_from_slice(b);
     }

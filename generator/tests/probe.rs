@@ -12,6 +12,7 @@ use std::sync::Arc;
 use damka::game::Game;
 use damka::format::{Kind, BLOCK_ENTRY_LEN, HEADER_LEN};
 use damka::movegen::has_capture;
+use damka::resolve::{is_settled_threat, threat_result, white_to_move};
 use damka::{
     fen, Cached, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
 };
@@ -82,6 +83,38 @@ fn probes_return_the_stored_values_in_english_checkers() {
 #[test]
 fn probes_return_the_stored_values_under_the_russian_draw_rules() {
     check_against_stored_values(Variant::Russian, "russian");
+}
+
+/// Settled threats (docs/FORMAT.md, "Don't-care entries") probe to the
+/// solver's values: resolved one ply deep, or read where that resolution
+/// would be wrong under the rules. Four pieces: the first with both kinds
+/// under the Russian rules.
+#[test]
+fn settled_threats_probe_to_the_values_the_solver_found() {
+    let tables = support::generate_with_rules("probe-threats", Variant::Russian, 4, "russian");
+    let tb = open(tables.path(), 1 << 22);
+    let rules = Arc::new(RuleSet::preset("russian").expect("a preset"));
+    let known = solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4);
+    let value_of = |pos: &Position| {
+        let pos = white_to_move(pos);
+        known[&Material::of(&pos)].value(&pos)
+    };
+    let (mut settled, mut stored) = (0, 0);
+    let mut moves = Vec::new();
+    for material in tb.materials() {
+        for pos in positions(material) {
+            if !is_settled_threat(&pos, Variant::Russian, &mut moves) {
+                continue;
+            }
+            settled += 1;
+            let value = value_of(&pos);
+            let one_ply = threat_result(&pos, &moves, |after| Ok::<_, ()>(value_of(after).wdl)).unwrap();
+            stored += (one_ply != value.wdl) as usize;
+            assert_eq!(tb.probe_value(&pos).unwrap(), value, "{}", fen::write(&pos, Variant::Russian));
+            assert_eq!(tb.probe_wdl(&pos.flip()).unwrap(), value.wdl, "{}", fen::write(&pos.flip(), Variant::Russian));
+        }
+    }
+    assert!(settled > 100_000 && stored > 1_000, "{settled} settled threats, {stored} with their result stored");
 }
 
 #[test]

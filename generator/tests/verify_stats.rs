@@ -5,16 +5,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use damka::format::{
-    block_checksum, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN,
-};
+use damka::format::{block_checksum, pack_entries, BlockEntry, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
 use damka::movegen::has_capture;
+use damka::resolve::is_settled_threat;
 use damka::rules::Binding;
-use damka::{fen, Material, RuleSet, SliceIndex, Value, Variant, Wdl};
+use damka::{fen, Material, OpenOptions, RuleSet, SliceIndex, Tablebase, Value, Variant, Wdl};
 use damka_generator::catalog::LoadError;
 use damka_generator::driver::{self, Job};
 use damka_generator::verify::{self, Options, Problem};
-use damka_generator::writer::table_path;
+use damka_generator::writer::{self, table_path, RulesId, Stored};
 
 const RUSSIAN: Variant = Variant::Russian;
 
@@ -86,54 +85,43 @@ fn captures(material: &str) -> Vec<bool> {
     (0..index.size()).map(|i| has_capture(&index.position(i), RUSSIAN)).collect()
 }
 
+/// Which positions of a slice have their result stored as it is: neither
+/// capture positions nor settled threats (docs/FORMAT.md).
+fn stored(material: &str) -> Vec<bool> {
+    let index = SliceIndex::new(material.parse().unwrap());
+    let mut moves = Vec::new();
+    (0..index.size())
+        .map(|i| {
+            let pos = index.position(i);
+            !has_capture(&pos, RUSSIAN) && !is_settled_threat(&pos, RUSSIAN, &mut moves)
+        })
+        .collect()
+}
+
 /// Rewrites both files of a slice with `change` applied to the packed
-/// values of its quiet positions, headers updated: a change only the
-/// one-ply search can see.
+/// values of its positions (only those stored as they are may change), as
+/// the generator writes them: a change only the one-ply search can see.
 fn rewrite_values(dir: &Path, material: &str, change: impl FnOnce(&mut [u16])) {
-    let before = file_values(dir, material);
+    let index = SliceIndex::new(material.parse().unwrap());
+    let before: Vec<u16> = {
+        let tb = Tablebase::open(dir, OpenOptions::new(RUSSIAN)).expect("tables open");
+        (0..index.size()).map(|i| tb.probe_value(&index.position(i)).expect("probes").pack()).collect()
+    };
     let mut values = before.clone();
     change(&mut values);
-    let quiet: Vec<bool> = captures(material).iter().map(|c| !c).collect();
-    let wdl_path = path(dir, material, Kind::Wdl);
-    let dtc_path = path(dir, material, Kind::Distance);
-    let (mut wdl_header, _) = read_table(&wdl_path);
-    let (mut dtc_header, _) = read_table(&dtc_path);
-    let mut counts = wdl_header.counts;
-    let count = |counts: &mut Counts, v: Value, add: bool| {
-        let n = match v.wdl {
-            Wdl::Win => &mut counts.wins,
-            Wdl::Loss => &mut counts.losses,
-            Wdl::CursedWin => &mut counts.cursed_wins,
-            Wdl::Draw => &mut counts.draws,
-            Wdl::BlessedLoss => &mut counts.blessed_losses,
-        };
-        *n = if add { *n + 1 } else { *n - 1 };
+    let stored = stored(material);
+    assert!((0..values.len()).all(|i| stored[i] || values[i] == before[i]), "only stored results change");
+    let wdl = TableFile::new(std::fs::read(path(dir, material, Kind::Wdl)).unwrap()).expect("sound table");
+    let listed = wdl.stored_results().to_vec();
+    let header = wdl.header().clone();
+    let capture = captures(material);
+    let how = |i: usize| match (capture[i], stored[i]) {
+        (true, _) => Stored::Capture,
+        (false, true) => Stored::Plain,
+        (false, false) => Stored::Threat { stands: listed.binary_search(&(i as u64)).is_ok() },
     };
-    let (mut longest_win, mut longest_loss) = (0, 0);
-    for i in 0..values.len() {
-        let (old, new) = (Value::unpack(before[i]).unwrap(), Value::unpack(values[i]).expect("valid value"));
-        assert!(quiet[i] || old == new, "only quiet positions are stored");
-        if quiet[i] && old != new {
-            count(&mut counts, old, false);
-            count(&mut counts, new, true);
-        }
-        if quiet[i] {
-            match new.wdl {
-                Wdl::Win => longest_win = longest_win.max(new.plies.0),
-                Wdl::Loss => longest_loss = longest_loss.max(new.plies.0),
-                _ => {}
-            }
-        }
-    }
-    for h in [&mut wdl_header, &mut dtc_header] {
-        (h.counts, h.longest_win, h.longest_loss) = (counts, longest_win, longest_loss);
-    }
-    write_table(&wdl_path, &wdl_header, &values.iter().map(|&v| (v & 7) as u8).collect::<Vec<_>>());
-    let distances: Vec<u8> = match dtc_header.entry_bytes {
-        1 => values.iter().map(|&v| u8::try_from(v >> 3).expect("fits")).collect(),
-        _ => values.iter().flat_map(|&v| (v >> 3).to_le_bytes()).collect(),
-    };
-    write_table(&dtc_path, &dtc_header, &distances);
+    let rules = RulesId { name: header.rules_name, hash: header.rules_hash };
+    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, &values, how).expect("written");
 }
 
 #[test]
@@ -254,8 +242,8 @@ fn a_changed_result_code_is_reported_and_a_dont_care_one_is_not() {
     let dir = generate(3);
     let wdl = path(dir.path(), "KvKK", Kind::Wdl);
     let (header, codes) = read_table(&wdl);
-    let capture = captures("KvKK");
-    let (i, _) = codes.iter().enumerate().find(|&(i, &c)| c == 0 && !capture[i]).expect("a quiet draw");
+    let (capture, stored) = (captures("KvKK"), stored("KvKK"));
+    let (i, _) = codes.iter().enumerate().find(|&(i, &c)| c == 0 && stored[i]).expect("a quiet draw");
     let (j, _) = codes.iter().enumerate().find(|&(j, &c)| c == 0 && capture[j]).expect("a capture position");
     let mut changed = codes.clone();
     changed[j] = Value::new(Wdl::Loss, 0).pack() as u8;
@@ -304,8 +292,8 @@ fn tables_with_draw_rules_have_their_results_checked() {
     let kkvk = Material::new(2, 0, 1, 0);
     let index = SliceIndex::new(kkvk);
     let values = file_values(dir.path(), "KKvK");
-    let capture = captures("KKvK");
-    let draw = (0..index.size() as usize).find(|&i| values[i] == 0 && !capture[i]).expect("a quiet draw");
+    let stored = stored("KKvK");
+    let draw = (0..index.size() as usize).find(|&i| values[i] == 0 && stored[i]).expect("a quiet draw");
     rewrite_values(dir.path(), "KKvK", |values| values[draw] = Value::new(Wdl::Win, 9).pack());
     // Positions that move into it may now be wrong too; KKvK itself is.
     let report = verify_dir(dir.path());
@@ -328,8 +316,8 @@ fn rule_distances_over_the_kings_only_count_are_checked() {
     let material = Material::new(1, 1, 1, 1);
     assert!(matches!(RuleSet::preset("russian").unwrap().binding(material), Binding::Both(30)));
     let values: Vec<Value> = file_values(dir.path(), "KMvKM").iter().map(|&v| Value::unpack(v).unwrap()).collect();
-    let capture = captures("KMvKM");
-    let win = (0..values.len()).find(|&i| values[i].wdl == Wdl::Win && values[i].plies.0 > 4 && !capture[i]).expect("a long win");
+    let stored = stored("KMvKM");
+    let win = (0..values.len()).find(|&i| values[i].wdl == Wdl::Win && values[i].plies.0 > 4 && stored[i]).expect("a long win");
     let longer = Value::new(Wdl::Win, values[win].plies.0 + 2);
     rewrite_values(dir.path(), "KMvKM", |values| values[win] = longer.pack());
     let report = verify_dir(dir.path());
@@ -380,13 +368,13 @@ fn a_limit_beyond_the_format_is_caught_by_verify() {
 
     // What a wrapped limit builds: the wins it binds cursed. KvKK's wins
     // are all captures of a king, which the files do not store; the two
-    // kings' wins in KKvK are stored.
-    let capture = captures("KKvK");
+    // kings' wins in KKvK are stored, but for settled threats'.
+    let stored = stored("KKvK");
     let mut cursed = 0;
     rewrite_values(dir.path(), "KKvK", |values| {
         for (i, packed) in values.iter_mut().enumerate() {
             let v = Value::unpack(*packed).expect("valid value");
-            if v.wdl == Wdl::Win && !capture[i] {
+            if v.wdl == Wdl::Win && stored[i] {
                 *packed = Value::new(Wdl::CursedWin, v.plies.0).pack();
                 cursed += 1;
             }

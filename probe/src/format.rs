@@ -18,8 +18,10 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// Version of the file format and of what its values mean. 2: under a rule
 /// set a position without a legal move is lost in 1 ply, not 0. 3: capture
 /// positions are "don't care" and `.dtc` files hold distances only
-/// (docs/FORMAT.md).
-pub const FORMAT_VERSION: u16 = 3;
+/// (docs/FORMAT.md). 4: so are the results of settled threats
+/// ([`crate::resolve::is_settled_threat`]) but those a `.wdl` file lists
+/// after its block index ([`TableFile::result_is_stored`]).
+pub const FORMAT_VERSION: u16 = 4;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 136;
@@ -28,6 +30,7 @@ pub const BLOCK_ENTRY_LEN: usize = 20;
 /// `distance << 3 | code` in 16 bits. The rule limits a rule set may give
 /// follow from it (rules.rs).
 pub const MAX_PLIES: u16 = (1 << 13) - 1;
+
 /// Bytes of the header that hold the rule set name (zero padded).
 pub const RULES_NAME_LEN: usize = 16;
 /// Where a Cheskers header holds its material: the side to move's men,
@@ -148,6 +151,11 @@ pub struct Header {
     pub counts: Counts,
     pub longest_win: u16,
     pub longest_loss: u16,
+    /// `.wdl`: how many settled threats have their result stored, and the
+    /// bytes and checksum of their list (after the block index).
+    pub stored_results: u32,
+    pub stored_results_len: u32,
+    pub stored_results_checksum: u64,
 }
 
 /// Why a table file cannot be read, or a header not written.
@@ -175,6 +183,8 @@ pub enum FormatError {
     BlockDecompress(u32),
     #[error("block {0}: corrupted entry")]
     BadEntry(u32),
+    #[error("list of settled threats with their result stored: {0}")]
+    StoredResults(&'static str),
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -219,6 +229,9 @@ impl Header {
         }
         b[100..102].copy_from_slice(&self.longest_win.to_le_bytes());
         b[102..104].copy_from_slice(&self.longest_loss.to_le_bytes());
+        b[112..116].copy_from_slice(&self.stored_results.to_le_bytes());
+        b[116..120].copy_from_slice(&self.stored_results_len.to_le_bytes());
+        b[120..128].copy_from_slice(&self.stored_results_checksum.to_le_bytes());
         let sum = hash(&b[..HEADER_LEN - 8]);
         b[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
         Ok(b)
@@ -295,6 +308,9 @@ impl Header {
             },
             longest_win: u16_at(100),
             longest_loss: u16_at(102),
+            stored_results: u32_at(112),
+            stored_results_len: u32_at(116),
+            stored_results_checksum: u64_at(120),
         };
         if header.block_positions == 0
             || header.positions.div_ceil(header.block_positions as u64) != header.blocks as u64
@@ -413,22 +429,67 @@ pub fn block_checksum(compressed: &[u8]) -> u64 {
     hash(compressed)
 }
 
+/// The list of settled threats with their result stored, as a `.wdl` file
+/// holds it: the indices' differences (the first from 0) as little-endian
+/// u64, compressed as one zstd frame, empty where there are none.
+pub fn encode_stored_results(indices: &[u64]) -> Vec<u8> {
+    if indices.is_empty() {
+        return Vec::new();
+    }
+    let deltas: Vec<u8> = indices.iter().scan(0, |last, &i| Some(i - std::mem::replace(last, i))).flat_map(u64::to_le_bytes).collect();
+    zstd::bulk::compress(&deltas, 19).expect("in-memory compression")
+}
+
+fn decode_stored_results(list: &[u8], count: u32, positions: u64) -> Result<Vec<u64>, FormatError> {
+    if count == 0 {
+        return if list.is_empty() { Ok(Vec::new()) } else { Err(FormatError::StoredResults("bytes for an empty list")) };
+    }
+    let bad = FormatError::StoredResults("cannot decompress");
+    let deltas = decompress(list, count as usize * 8).filter(|d| d.len() == count as usize * 8).ok_or(bad)?;
+    let mut indices: Vec<u64> = Vec::with_capacity(count as usize);
+    for d in deltas.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))) {
+        let index = match indices.last() {
+            None => Some(d),
+            Some(&last) if d > 0 => last.checked_add(d),
+            Some(_) => None,
+        };
+        match index {
+            Some(index) if index < positions => indices.push(index),
+            _ => return Err(FormatError::StoredResults("not in index order, or beyond the slice")),
+        }
+    }
+    Ok(indices)
+}
+
 /// A table file over some bytes.
 pub struct TableFile<B> {
     bytes: B,
     header: Header,
+    /// `.wdl`: the settled threats whose result is stored, by index.
+    stored_results: Vec<u64>,
 }
 
 impl<B: AsRef<[u8]>> TableFile<B> {
     /// Checks the header and the block index bounds.
     pub fn new(bytes: B) -> Result<TableFile<B>, FormatError> {
         let header = Header::decode(bytes.as_ref())?;
-        let file = TableFile { bytes, header };
+        let file = TableFile { bytes, header, stored_results: Vec::new() };
         let data = file.bytes.as_ref();
-        let index_end = HEADER_LEN + file.header.blocks as usize * BLOCK_ENTRY_LEN;
-        if data.len() < index_end {
+        let list_start = HEADER_LEN + file.header.blocks as usize * BLOCK_ENTRY_LEN;
+        if data.len() < list_start {
             return Err(FormatError::Truncated("block index"));
         }
+        let index_end = list_start + file.header.stored_results_len as usize;
+        if data.len() < index_end {
+            return Err(FormatError::StoredResults("cut short"));
+        }
+        let list = &data[list_start..index_end];
+        if hash(list) != file.header.stored_results_checksum {
+            return Err(FormatError::StoredResults("checksum mismatch"));
+        }
+        let stored_results = decode_stored_results(list, file.header.stored_results, file.header.positions)?;
+        let file = TableFile { stored_results, ..file };
+        let data = file.bytes.as_ref();
         for i in 0..file.header.blocks {
             let e = file.entry(i);
             if e.offset < index_end as u64 || e.offset.checked_add(e.len as u64).is_none_or(|end| end > data.len() as u64) {
@@ -440,6 +501,17 @@ impl<B: AsRef<[u8]>> TableFile<B> {
 
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The settled threats whose `.wdl` entry holds their result (the
+    /// one-ply resolution would give another under the rules), by index.
+    pub fn stored_results(&self) -> &[u64] {
+        &self.stored_results
+    }
+
+    /// Whether position `index`, a settled threat, has its result stored.
+    pub fn result_is_stored(&self, index: u64) -> bool {
+        self.stored_results.binary_search(&index).is_ok()
     }
 
     fn entry(&self, block: u32) -> BlockEntry {

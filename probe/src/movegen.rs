@@ -78,9 +78,19 @@ pub fn has_capture(pos: &Position, variant: Variant) -> bool {
     capturers(pos, variant.rules()).has_any()
 }
 
+/// Whether the side *not* to move could capture, were it its turn: a
+/// threat the side to move faces.
+pub fn is_threatened(pos: &Position, variant: Variant) -> bool {
+    capturers_of(pos, pos.turn().opponent(), variant.rules()).has_any()
+}
+
 /// The pieces of the side to move that can capture.
 fn capturers(pos: &Position, rules: &Rules) -> Bitboard {
-    let us = pos.turn();
+    capturers_of(pos, pos.turn(), rules)
+}
+
+/// The pieces of `us` that could capture.
+fn capturers_of(pos: &Position, us: Color, rules: &Rules) -> Bitboard {
     let them = pos.pieces(us.opponent());
     let empty = pos.empty();
     let man_targets = if rules.men_capture_kings { them } else { them & !pos.all_kings() };

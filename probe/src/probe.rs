@@ -311,6 +311,17 @@ impl MaterialTable {
 }
 
 /// Where a position's value comes from.
+/// How a position with entries in a table is answered.
+enum Resolved {
+    /// A capture position, from its captures: its value.
+    Capture(Value),
+    /// A settled threat, from its moves: its result (its distance is
+    /// stored).
+    Threat(Wdl),
+    /// From its entries.
+    Stored,
+}
+
 enum Located {
     /// No table needed: a side has no pieces.
     Decided(Value),
@@ -546,9 +557,10 @@ impl Tablebase {
     fn wdl<A: Access>(&self, pos: &Position) -> Result<Wdl, A::Error> {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v.wdl),
-            Located::Entry { slice, index } => match self.resolve::<A>(pos)? {
-                Some(v) => Ok(v.wdl),
-                None => self.code::<A>(slice, index),
+            Located::Entry { slice, index } => match self.resolve::<A>(pos, slice, index)? {
+                Resolved::Capture(v) => Ok(v.wdl),
+                Resolved::Threat(wdl) => Ok(wdl),
+                Resolved::Stored => self.code::<A>(slice, index),
             },
         }
     }
@@ -557,10 +569,11 @@ impl Tablebase {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v),
             Located::Entry { slice, index } => {
-                if let Some(v) = self.resolve::<A>(pos)? {
-                    return Ok(v);
-                }
-                let wdl = self.code::<A>(slice, index)?;
+                let wdl = match self.resolve::<A>(pos, slice, index)? {
+                    Resolved::Capture(v) => return Ok(v),
+                    Resolved::Threat(wdl) => wdl,
+                    Resolved::Stored => self.code::<A>(slice, index)?,
+                };
                 if wdl == Wdl::Draw {
                     return Ok(Value::DRAW);
                 }
@@ -569,11 +582,22 @@ impl Tablebase {
         }
     }
 
-    /// The value of a capture position from the results its captures lead
-    /// to; `None` for a quiet position.
-    fn resolve<A: Access>(&self, pos: &Position) -> Result<Option<Value>, A::Error> {
+    /// How the position at `index` of `slice` is answered: a capture
+    /// position from the results its captures lead to, a settled threat
+    /// from its moves' (unless its `.wdl` file lists its result as stored),
+    /// any other position from its entries.
+    fn resolve<A: Access>(&self, pos: &Position, slice: usize, index: u64) -> Result<Resolved, A::Error> {
         let mut moves = Vec::new();
-        resolve::capture_value(pos, self.variant, &mut moves, |after| self.wdl::<A>(after).map(|w| Value::new(w, 0)))
+        let wdl_after = |after: &Position| self.wdl::<A>(after);
+        if let Some(v) = resolve::capture_value(pos, self.variant, &mut moves, |a| wdl_after(a).map(|w| Value::new(w, 0)))? {
+            return Ok(Resolved::Capture(v));
+        }
+        if !resolve::is_settled_threat(pos, self.variant, &mut moves)
+            || A::table(self, slice, Kind::Wdl)?.file.result_is_stored(index)
+        {
+            return Ok(Resolved::Stored);
+        }
+        Ok(Resolved::Threat(resolve::threat_result(pos, &moves, wdl_after)?))
     }
 
     /// The stored result code of a quiet position.

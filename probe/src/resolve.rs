@@ -12,7 +12,7 @@
 //! limits are at least 1 ply (rules.rs).
 
 use crate::board::Color;
-use crate::movegen::{generate, has_capture, Routes};
+use crate::movegen::{generate, has_capture, is_threatened, Routes};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::value::{Value, Wdl};
@@ -42,6 +42,44 @@ pub fn capture_value<E>(
         }
     }
     Ok(Some(of_best(best)))
+}
+
+/// Whether `pos` is a settled threat: quiet (its side to move cannot
+/// capture) but threatened (the opponent could, were it its turn), and
+/// every move leads to a capture position or to a quiet position without a
+/// threat. Its result follows from its moves one ply deep
+/// ([`threat_result`]) without meeting another such position, so tables
+/// of format 4 leave its `.wdl` entry "don't care" (docs/FORMAT.md).
+/// Leaves its legal moves in `moves`.
+pub fn is_settled_threat(pos: &Position, variant: Variant, moves: &mut Vec<Move>) -> bool {
+    if has_capture(pos, variant) || !is_threatened(pos, variant) {
+        return false;
+    }
+    generate(pos, variant, Routes::Merge, moves);
+    moves.iter().all(|m| {
+        let after = pos.play(m);
+        has_capture(&after, variant) || !is_threatened(&after, variant)
+    })
+}
+
+/// The result of a settled threat `pos` with legal `moves`, from the
+/// results `successor` gives for the positions they lead to: the best of
+/// them turned around (a loss without a move). With move-limit rules this
+/// takes each successor's result for fresh counters, one move too early;
+/// the tables store the positions where that is wrong (docs/FORMAT.md).
+pub fn threat_result<E>(
+    pos: &Position,
+    moves: &[Move],
+    mut successor: impl FnMut(&Position) -> Result<Wdl, E>,
+) -> Result<Wdl, E> {
+    let mut best = Wdl::Loss;
+    for m in moves {
+        best = best.max(successor(&pos.play(m))?.negate());
+        if best == Wdl::Win {
+            break;
+        }
+    }
+    Ok(best)
 }
 
 /// The stored value of a capture position whose best capture gives `wdl`.

@@ -5,8 +5,8 @@
 //! name it gives, or refused if a table cannot hold them.
 
 use damka::format::{
-    block_checksum, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile, TableSlice, BLOCK_ENTRY_LEN, FORMAT_VERSION,
-    HEADER_LEN, MAX_PLIES,
+    block_checksum, content_hash, encode_stored_results, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile,
+    TableSlice, BLOCK_ENTRY_LEN, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
 use damka::{fen, Material, RuleSet, SliceIndex, Variant};
@@ -189,6 +189,9 @@ proptest! {
             damaged.truncate(cut.index(damaged.len()));
         }
         let Ok(file) = TableFile::new(&damaged) else { return Ok(()) };
+        if kind == Kind::Wdl {
+            prop_assert_eq!(file.stored_results(), &STORED[..]);
+        }
         let per_block = file.header().block_positions as usize * file.header().entry_bytes as usize;
         for b in 0..file.header().blocks {
             if let Ok(raw) = file.read_block(b) {
@@ -211,6 +214,11 @@ fn read_everything(bytes: &[u8]) {
 }
 
 fn header(kind: Kind, positions: u64, block_positions: u32, blocks: u32) -> Header {
+    with_list(kind, positions, block_positions, blocks, &[])
+}
+
+/// A header whose file lists `list` (encoded) as its stored results.
+fn with_list(kind: Kind, positions: u64, block_positions: u32, blocks: u32, list: &[u8]) -> Header {
     Header {
         slice: TableSlice::Draughts(Variant::Russian, Material::new(1, 0, 1, 0)),
         kind,
@@ -223,8 +231,14 @@ fn header(kind: Kind, positions: u64, block_positions: u32, blocks: u32) -> Head
         counts: Counts::default(),
         longest_win: 0,
         longest_loss: 0,
+        stored_results: if list.is_empty() { 0 } else { STORED.len() as u32 },
+        stored_results_len: list.len() as u32,
+        stored_results_checksum: content_hash(list),
     }
 }
+
+/// The stored results of the `.wdl` tables [`table`] makes.
+const STORED: [u64; 3] = [3, 17, 249];
 
 /// A small valid table of three blocks with entries drawn from `seed`, laid
 /// out as docs/FORMAT.md says, and its entries as `read_block` gives them.
@@ -251,24 +265,31 @@ fn table(kind: Kind, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let compressed: Vec<Vec<u8>> =
         entries.chunks(chunk).map(|c| zstd::bulk::compress(&pack_entries(kind, c), 3).unwrap()).collect();
     let blocks = compressed.len() as u32;
-    let mut out = header(kind, positions, block_positions, blocks).encode().expect("a name that fits").to_vec();
-    let mut offset = (HEADER_LEN + compressed.len() * BLOCK_ENTRY_LEN) as u64;
+    let list = if kind == Kind::Wdl { encode_stored_results(&STORED) } else { Vec::new() };
+    let mut out = with_list(kind, positions, block_positions, blocks, &list).encode().expect("a name that fits").to_vec();
+    let mut offset = (HEADER_LEN + compressed.len() * BLOCK_ENTRY_LEN + list.len()) as u64;
     for c in &compressed {
         out.extend_from_slice(&BlockEntry { offset, len: c.len() as u32, checksum: block_checksum(c) }.encode());
         offset += c.len() as u64;
     }
+    out.extend_from_slice(&list);
     for c in &compressed {
         out.extend_from_slice(c);
     }
     let file = TableFile::new(&out[..]).expect("a valid table");
     let read: Vec<u8> = (0..blocks).flat_map(|b| file.read_block(b).unwrap()).collect();
     assert_eq!(read, entries);
+    if kind == Kind::Wdl {
+        assert_eq!(file.stored_results(), &STORED);
+        assert!(STORED.iter().all(|&i| file.result_is_stored(i)) && !file.result_is_stored(4));
+    }
     (out, entries)
 }
 
 /// A table of an older format version (version 1 counted a blocked side's
 /// rule loss in 0 plies, version 2 stored every position and result codes
-/// in `.dtc` files) is refused by name, not read with today's meaning.
+/// in `.dtc` files, version 3 every settled threat's result) is refused by
+/// name, not read with today's meaning.
 #[test]
 fn a_table_of_another_format_version_is_refused() {
     let mut bytes = header(Kind::Wdl, 100, 100, 1).encode().expect("a name that fits").to_vec();
@@ -280,8 +301,10 @@ fn a_table_of_another_format_version_is_refused() {
         err.to_string(),
         format!("format version 1 (this reader knows {FORMAT_VERSION}): rebuild the tables with `damka generate`")
     );
-    bytes[8..10].copy_from_slice(&2u16.to_le_bytes());
-    assert_eq!(Header::decode(&bytes).unwrap_err(), FormatError::Version(2));
+    for old in [2u16, 3] {
+        bytes[8..10].copy_from_slice(&old.to_le_bytes());
+        assert_eq!(Header::decode(&bytes).unwrap_err(), FormatError::Version(old));
+    }
 }
 
 /// The header holds a rule set name of up to 16 bytes whole; a longer one
