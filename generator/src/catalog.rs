@@ -186,9 +186,10 @@ pub fn resolve_dont_cares<'a>(
                 let (index, values) = lookup(m).ok_or(m)?;
                 Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
             };
-            for (i, v) in chunk.iter_mut().enumerate() {
+            let start = (c * CHUNK) as u64;
+            let positions = index.positions(start..start + chunk.len() as u64);
+            for ((i, v), pos) in chunk.iter_mut().enumerate().zip(positions) {
                 let at = c * CHUNK + i;
-                let pos = index.position(at as u64);
                 if let Some(value) = capture_value(&pos, variant, &mut moves, successor).map_err(missing)? {
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);

@@ -61,7 +61,7 @@ impl Summary {
             positions: a.positions + p.positions,
             bytes: a.bytes + p.bytes,
             wdl_bytes: a.wdl_bytes + p.wdl_bytes,
-            seconds: [a.seconds[0] + p.seconds[0], a.seconds[1] + p.seconds[1]],
+            seconds: [0, 1, 2].map(|i| a.seconds[i] + p.seconds[i]),
         })
     }
 }
@@ -74,8 +74,9 @@ pub struct PieceSummary {
     /// Bytes written, both files and `.wdl` alone.
     pub bytes: u64,
     pub wdl_bytes: u64,
-    /// Wall seconds of the pure pass and of the rule pass.
-    pub seconds: [f64; 2],
+    /// Wall seconds of the pure pass, of the rule pass, and of writing the
+    /// files (finding what is "don't care", compressing).
+    pub seconds: [f64; 3],
 }
 
 /// Builds every pair up to `job.max_pieces`, leaving the finished ones.
@@ -206,16 +207,18 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
                 by_pieces.seconds[0] += solved.seconds[0];
                 by_pieces.seconds[1] += solved.seconds[1];
                 let finals = solved.finals();
+                let writing = Instant::now();
                 for s in &finals {
                     // A settled threat's moves lead into the pair's other
                     // slice and to slices solved before.
-                    let lookup = |m: Material| finals.iter().find(|f| f.index.material() == m).or(known.get(&m).map(|k| &**k));
+                    let lookup = |m: Material| finals.iter().find(|f| f.index.material() == m).or_else(|| known.get(&m).map(|k| &**k));
                     let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, s, &lookup)?;
                     by_pieces.bytes += wdl + dtc;
                     by_pieces.wdl_bytes += wdl;
                     by_pieces.positions += s.index.size();
                     by_pieces.slices += 1;
                 }
+                by_pieces.seconds[2] += writing.elapsed().as_secs_f64();
                 for s in finals {
                     known.insert(s.index.material(), Arc::new(s));
                 }

@@ -98,20 +98,27 @@ fn how_stored<'a>(
         .into_par_iter()
         .map(|c| {
             let mut moves = Vec::new();
+            // Successors lie in few slices: keep the last one found.
+            let mut last: Option<(Material, &Solved)> = None;
             let range = c * CHUNK..solved.values.len().min((c + 1) * CHUNK);
+            let positions = solved.index.positions(range.start as u64..range.end as u64);
             range
-                .map(|i| {
+                .zip(positions)
+                .map(|(i, pos)| {
                     if solved.captures.get(i) {
                         return Ok(Stored::Capture);
                     }
-                    let pos = solved.index.position(i as u64);
                     if !is_settled_threat(&pos, variant, &mut moves) {
                         return Ok(Stored::Plain);
                     }
                     let wdl = threat_result(&pos, &moves, |after| {
                         let after = white_to_move(after);
                         let m = Material::of(&after);
-                        let there = lookup(m).ok_or(m)?;
+                        let there = match last {
+                            Some((at, there)) if at == m => there,
+                            _ => lookup(m).ok_or(m)?,
+                        };
+                        last = Some((m, there));
                         Ok(unpacked(there.values[there.index.index_unchecked(&after) as usize]).wdl)
                     })
                     .map_err(|m: Material| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;

@@ -334,6 +334,25 @@ impl SliceIndex {
         self.position_in(config, index % self.kings_per_config)
     }
 
+    /// The positions at indices `range` (within `size()`), in order:
+    /// [`SliceIndex::position`] of each, the men configuration unranked
+    /// once for all the positions that share it.
+    pub fn positions(&self, range: std::ops::Range<u64>) -> impl Iterator<Item = Position> + '_ {
+        let mut config: Option<(u64, MenConfig)> = None;
+        range.map(move |i| {
+            let rank = i / self.kings_per_config;
+            let c = match config {
+                Some((at, c)) if at == rank => c,
+                _ => {
+                    let c = self.config(rank);
+                    config = Some((rank, c));
+                    c
+                }
+            };
+            self.position_in(c, i % self.kings_per_config)
+        })
+    }
+
     /// The position (White to move) of configuration `config` of this slice
     /// with kings of rank `kings` < `kings_per_config()`.
     #[inline]
@@ -475,6 +494,19 @@ fn group_size(om: u32, am: u32, h: u32) -> u64 {
 mod tests {
     use super::*;
     use crate::board::Square;
+
+    #[test]
+    fn positions_in_a_range_are_those_at_each_index() {
+        let index = SliceIndex::new(Material::new(1, 1, 1, 1));
+        let kpc = index.kings_per_config();
+        // Across configuration boundaries, from mid-configuration.
+        let range = kpc / 2..kpc * 3 + 5;
+        let walked: Vec<Position> = index.positions(range.clone()).collect();
+        assert_eq!(walked.len() as u64, range.end - range.start);
+        for (i, pos) in range.zip(walked) {
+            assert_eq!(pos, index.position(i), "index {i}");
+        }
+    }
 
     #[test]
     fn dense_and_sparse_are_inverse() {

@@ -52,7 +52,8 @@ pub fn capture_value<E>(
 /// of format 4 leave its `.wdl` entry "don't care" (docs/FORMAT.md).
 /// Leaves its legal moves in `moves`.
 pub fn is_settled_threat(pos: &Position, variant: Variant, moves: &mut Vec<Move>) -> bool {
-    if has_capture(pos, variant) || !is_threatened(pos, variant) {
+    // Most positions are not threatened: that test first.
+    if !is_threatened(pos, variant) || has_capture(pos, variant) {
         return false;
     }
     generate(pos, variant, Routes::Merge, moves);

@@ -167,12 +167,12 @@ fn print_summary(s: &driver::Summary, memory_budget: Option<u64>) {
     );
     // The cost of the rules, piece count by piece count.
     for (pieces, p) in s.by_pieces.iter().enumerate().filter(|(_, p)| p.slices > 0) {
-        let seconds = p.seconds[0] + p.seconds[1];
+        let seconds = p.seconds.iter().sum::<f64>();
         // Pure values alone (no rules, or Cheskers) have one pass.
-        let passes = if p.seconds[1] > 0.0 {
-            format!("; pure pass {:.1} s, rule pass {:.1} s", p.seconds[0], p.seconds[1])
-        } else {
-            String::new()
+        let passes = match p.seconds {
+            [pure, rules, writing] if rules > 0.0 => format!("; pure pass {pure:.1} s, rule pass {rules:.1} s, writing {writing:.1} s"),
+            [_, _, writing] if writing > 0.0 => format!("; writing {writing:.1} s"),
+            _ => String::new(),
         };
         println!(
             "  {pieces} pieces: {} slices, {} positions in {seconds:.1} s ({:.2} M positions/s{passes}), {} bytes ({:.1} positions/byte; .wdl {:.1}, .dtc {:.1})",
