@@ -40,6 +40,7 @@ pub mod format;
 pub mod game;
 pub mod index;
 pub mod material;
+mod memo;
 mod mmap;
 pub mod movegen;
 pub mod moves;

@@ -34,7 +34,8 @@ use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, Tabl
 use crate::index::{MenConfig, SliceIndex};
 use crate::material::Material;
 use crate::mmap::MappedFile;
-use crate::movegen::legal_moves;
+use crate::memo::{self, Memo};
+use crate::movegen::{has_capture, legal_moves};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::{Counters, RuleSet, Verdict};
@@ -311,6 +312,10 @@ impl MaterialTable {
 }
 
 /// Where a position's value comes from.
+/// The most entries of the memo of resolved results: 2^18, 2 MiB (a
+/// 32nd of the cache budget where that is less).
+const MEMO_ENTRIES: usize = 1 << 18;
+
 /// How a position with entries in a table is answered.
 enum Resolved {
     /// A capture position, from its captures: its value.
@@ -348,6 +353,8 @@ pub struct Tablebase {
     /// The rule set the directory's manifest carries.
     rule_set: Option<RuleSet>,
     cache: BlockCache,
+    /// Results of "don't care" positions resolved.
+    memo: Memo,
 }
 
 impl Tablebase {
@@ -419,6 +426,7 @@ impl Tablebase {
             rules,
             rule_set,
             cache: BlockCache::new(options.cache_bytes),
+            memo: Memo::within(options.cache_bytes, MEMO_ENTRIES),
         })
     }
 
@@ -587,9 +595,15 @@ impl Tablebase {
     /// from its moves' (unless its `.wdl` file lists its result as stored),
     /// any other position from its entries.
     fn resolve<A: Access>(&self, pos: &Position, slice: usize, index: u64) -> Result<Resolved, A::Error> {
+        match self.memo.get(slice, index) {
+            Some((memo::Kind::Capture, wdl)) => return Ok(Resolved::Capture(resolve::of_best(wdl))),
+            Some((memo::Kind::Threat, wdl)) => return Ok(Resolved::Threat(wdl)),
+            None => {}
+        }
         let mut moves = Vec::new();
         let wdl_after = |after: &Position| self.wdl::<A>(after);
         if let Some(v) = resolve::capture_value(pos, self.variant, &mut moves, |a| wdl_after(a).map(|w| Value::new(w, 0)))? {
+            self.memo.put(slice, index, memo::Kind::Capture, v.wdl);
             return Ok(Resolved::Capture(v));
         }
         if !resolve::is_settled_threat(pos, self.variant, &mut moves)
@@ -597,7 +611,13 @@ impl Tablebase {
         {
             return Ok(Resolved::Stored);
         }
-        Ok(Resolved::Threat(resolve::threat_result(pos, &moves, wdl_after)?))
+        // A move to a stored position is read at once, one to a capture
+        // position is resolved through its captures: the first kind first,
+        // since a win among them ends the search.
+        moves.sort_by_cached_key(|m| has_capture(&pos.play(m), self.variant));
+        let wdl = resolve::threat_result(pos, &moves, wdl_after)?;
+        self.memo.put(slice, index, memo::Kind::Threat, wdl);
+        Ok(Resolved::Threat(wdl))
     }
 
     /// The stored result code of a quiet position.
