@@ -104,7 +104,9 @@ pub enum ProbeError {
     /// block (checksum, decompression or a value no table holds). The
     /// message says what (`error` is not also a source: printed chains
     /// would repeat it).
-    #[error("damaged table {}{}: {error}", path.display(), block.map(|b| format!(", block {b}")).unwrap_or_default())]
+    /// A file of an older format version is not damaged but stale: the
+    /// message says so, and what to do.
+    #[error("{} {}{}: {error}", if matches!(error, FormatError::Version(_)) { "outdated table" } else { "damaged table" }, path.display(), block.map(|b| format!(", block {b}")).unwrap_or_default())]
     Damaged { path: PathBuf, block: Option<u32>, error: FormatError },
     /// A table built for another game than the one opened.
     #[error("{} is a {found} table; this tablebase was opened for {expected}", path.display())]
@@ -933,6 +935,15 @@ fn decode(bits: u16) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_old_table_is_called_outdated_and_a_broken_one_damaged() {
+        let path = Path::new("t/russian-KvK.wdl");
+        let old = ProbeError::damaged(path, FormatError::Version(3)).to_string();
+        assert!(old.starts_with("outdated table t/russian-KvK.wdl: format version 3") && old.contains("damka generate"), "{old}");
+        let broken = ProbeError::damaged(path, FormatError::BlockChecksum(2)).to_string();
+        assert_eq!(broken, "damaged table t/russian-KvK.wdl, block 2: block 2: checksum mismatch");
+    }
 
     #[test]
     fn table_names_round_trip() {
