@@ -195,12 +195,11 @@ pub fn resolve_dont_cares<'a>(
                     words[i / 64] |= 1 << (i % 64);
                     continue;
                 }
-                let t = threats;
                 if !is_settled_threat(&pos, variant, &mut moves) {
                     continue;
                 }
-                let wdl = if t.wdl.stored_results.binary_search(&(at as u64)).is_ok() {
-                    code_of(t.wdl, at)
+                let wdl = if threats.wdl.stored_results.binary_search(&(at as u64)).is_ok() {
+                    code_of(threats.wdl, at)
                 } else {
                     let reply = |after: &damka::Position| -> Result<damka::Wdl, Material> {
                         if has_capture(after, variant) {
@@ -208,12 +207,12 @@ pub fn resolve_dont_cares<'a>(
                         }
                         let after = white_to_move(after);
                         let m = Material::of(&after);
-                        let (index, codes) = t.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
+                        let (index, codes) = threats.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
                         Ok(code_of(codes, index.index_unchecked(&after) as usize))
                     };
                     threat_result(&pos, &moves, reply).map_err(missing)?
                 };
-                *v = if wdl == damka::Wdl::Draw { 0 } else { Value::new(wdl, t.dtc.entry(at)).pack() };
+                *v = if wdl == damka::Wdl::Draw { 0 } else { Value::new(wdl, threats.dtc.entry(at)).pack() };
             }
             Ok(words)
         })
@@ -254,10 +253,7 @@ pub fn read_slice<'a>(
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
     }
     let mut values = combine(&wdl, &dtc);
-    let reached_by_quiet_moves = [Some(id.material.swap()), graph::promotion_leads_to(id.material)];
-    let others: Vec<(SliceIndex, Loaded)> = reached_by_quiet_moves
-        .into_iter()
-        .flatten()
+    let others: Vec<(SliceIndex, Loaded)> = graph::quiet_moves_lead_to(id.material)
         .filter(|&m| m != id.material)
         .map(|m| {
             let path = SliceId { variant: id.variant, material: m }.path(dir, Kind::Wdl);
@@ -266,7 +262,7 @@ pub fn read_slice<'a>(
         })
         .collect::<Result<_>>()?;
     let mut reached: Vec<(&SliceIndex, &Loaded)> = others.iter().map(|(i, l)| (i, l)).collect();
-    if reached_by_quiet_moves.contains(&Some(id.material)) {
+    if graph::quiet_moves_lead_to(id.material).any(|m| m == id.material) {
         reached.push((&index, &wdl));
     }
     let threats = Threats { wdl: &wdl, dtc: &dtc, reached };

@@ -78,10 +78,16 @@ pub fn promotion_leads_to(slice: Material) -> Option<Material> {
 /// promotion leads to; see [`damka::resolve::is_settled_threat`]).
 pub fn read_back_reads(slice: Material) -> BTreeSet<Material> {
     let mut reads = captures_lead_to(slice);
-    for answering in [Some(slice.swap()), promotion_leads_to(slice)].into_iter().flatten() {
+    for answering in quiet_moves_lead_to(slice) {
         reads.extend(captures_lead_to(answering));
     }
     reads
+}
+
+/// The slices a quiet move from `slice` leads to (seen from the side to
+/// move after it): its twin, and where a promotion leads.
+pub fn quiet_moves_lead_to(slice: Material) -> impl Iterator<Item = Material> {
+    [Some(slice.swap()), promotion_leads_to(slice)].into_iter().flatten()
 }
 
 /// The slices solving the pair `pair` reads: where the captures and

@@ -35,7 +35,7 @@ use crate::index::{MenConfig, SliceIndex};
 use crate::material::Material;
 use crate::mmap::MappedFile;
 use crate::memo::{self, Memo};
-use crate::movegen::{has_capture, legal_moves};
+use crate::movegen::legal_moves;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::{Counters, RuleSet, Verdict};
@@ -613,10 +613,6 @@ impl Tablebase {
         {
             return Ok(Resolved::Stored);
         }
-        // A move to a stored position is read at once, one to a capture
-        // position is resolved through its captures: the first kind first,
-        // since a win among them ends the search.
-        moves.sort_by_cached_key(|m| has_capture(&pos.play(m), self.variant));
         let wdl = resolve::threat_result(pos, &moves, wdl_after)?;
         self.memo.put(slice, index, memo::Kind::Threat, wdl);
         Ok(Resolved::Threat(wdl))
