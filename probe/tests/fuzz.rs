@@ -321,3 +321,37 @@ fn a_rule_set_name_is_stored_whole_or_refused() {
         assert_eq!(h.encode(), Err(FormatError::RulesName(name.into())));
     }
 }
+
+/// A `.wdl` file's list of stored results (docs/FORMAT.md) that is
+/// damaged, cut short or out of order is refused by name.
+#[test]
+fn a_bad_list_of_stored_results_is_refused() {
+    let (bytes, _) = table(Kind::Wdl, 7);
+    let header = Header::decode(&bytes).unwrap();
+    let start = HEADER_LEN + header.blocks as usize * BLOCK_ENTRY_LEN;
+    let err = |b: &[u8]| TableFile::new(b).err();
+
+    let mut flipped = bytes.clone();
+    flipped[start] ^= 1;
+    assert_eq!(err(&flipped), Some(FormatError::StoredResults("checksum mismatch")));
+    let cut = &bytes[..start + header.stored_results_len as usize - 1];
+    assert_eq!(err(cut), Some(FormatError::StoredResults("cut short")));
+
+    // A list whose checksum is right but whose indices repeat, or pass the
+    // slice's end: differences 3 then 0, and 3 then 300.
+    for deltas in [[3u64, 0, 1], [3, 300, 1]] {
+        let raw: Vec<u8> = deltas.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let list = zstd::bulk::compress(&raw, 3).unwrap();
+        let mut h = header.clone();
+        h.stored_results = 3;
+        h.stored_results_len = list.len() as u32;
+        h.stored_results_checksum = content_hash(&list);
+        // Blocks keep their offsets only for a list of the same length:
+        // the error comes before the blocks are looked at either way.
+        let mut bad = h.encode().unwrap().to_vec();
+        bad.extend_from_slice(&bytes[HEADER_LEN..start]);
+        bad.extend_from_slice(&list);
+        bad.extend_from_slice(&bytes[start + header.stored_results_len as usize..]);
+        assert_eq!(err(&bad), Some(FormatError::StoredResults("not in index order, or beyond the slice")), "{deltas:?}");
+    }
+}
