@@ -27,6 +27,10 @@
 //!   CLOCK rule). The "read" mark is one byte per index way, written only
 //!   while unset, so hot blocks cost no writes.
 //! - Hits and misses are counted per thread ([`Tally`]).
+//! - A block the cache cannot keep (a budget of 0, or too small) stays with
+//!   the probe that read it until the probe ends ([`ProbeScope`]): one
+//!   probe that resolves captures and threats reads the same blocks many
+//!   times, and so decompresses each once.
 //!
 //! A miss decompresses the block with no lock held, so other threads keep
 //! probing meanwhile; two threads that miss the same block at once both
@@ -34,6 +38,7 @@
 //! index together stay within the byte budget given at open time; chunks
 //! are allocated as the ring first fills.
 
+use std::cell::RefCell;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -65,6 +70,43 @@ const SECOND_CHANCE_SHARE: usize = 2;
 
 /// Sets of the first index (a thousand ways): a few blocks need no more.
 const FIRST_SETS: usize = 1 << 8;
+
+/// Blocks a probe keeps for itself at most, when the cache keeps none.
+const PROBE_BLOCKS: usize = 64;
+
+/// The blocks the probes in progress on this thread read and the cache did
+/// not keep, by cache and key; emptied when the outermost probe ends.
+#[derive(Default)]
+struct ProbeBlocks {
+    depth: u32,
+    blocks: Vec<(usize, u64, Box<[u8]>)>,
+}
+
+thread_local! {
+    static PROBE_BLOCKS_HELD: RefCell<ProbeBlocks> = RefCell::new(ProbeBlocks::default());
+}
+
+/// While one lives on a thread, blocks that thread's probes read are kept
+/// for the rest of the probe even if the cache cannot keep them.
+pub(crate) struct ProbeScope(());
+
+impl ProbeScope {
+    pub(crate) fn enter() -> ProbeScope {
+        PROBE_BLOCKS_HELD.with_borrow_mut(|p| p.depth += 1);
+        ProbeScope(())
+    }
+}
+
+impl Drop for ProbeScope {
+    fn drop(&mut self) {
+        PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
+            p.depth -= 1;
+            if p.depth == 0 {
+                p.blocks.clear();
+            }
+        });
+    }
+}
 
 /// Counters of a [`crate::Tablebase`]'s block cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -296,10 +338,27 @@ impl BlockCache {
             self.counts.add(HITS);
             return Ok(entry);
         }
+        let owner = self as *const BlockCache as usize;
+        let held = PROBE_BLOCKS_HELD.with_borrow(|p| {
+            p.blocks.iter().find(|(o, k, _)| (*o, *k) == (owner, key)).map(|(_, _, b)| entry_of(b, at, width))
+        });
+        if let Some(entry) = held {
+            return Ok(entry);
+        }
         self.counts.add(MISSES);
         let block = load()?;
-        self.insert(key, &block);
-        Ok(entry_of(&block, at, width))
+        let entry = entry_of(&block, at, width);
+        if !self.insert(key, &block) {
+            PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
+                if p.depth > 0 {
+                    if p.blocks.len() == PROBE_BLOCKS {
+                        p.blocks.remove(0);
+                    }
+                    p.blocks.push((owner, key, block));
+                }
+            });
+        }
+        Ok(entry)
     }
 
     /// The entry of `width` bytes at byte `at` of block `key` if it is
@@ -328,14 +387,15 @@ impl BlockCache {
         self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn insert(&self, key: u64, block: &[u8]) {
+    /// Inserts a block; `false` if the cache cannot hold it.
+    fn insert(&self, key: u64, block: &[u8]) -> bool {
         let words = HEADER + block.len().div_ceil(8);
         if self.indexes.is_empty() || words > self.chunk_words() {
-            return;
+            return false;
         }
         let mut w = self.lock();
         if self.live_way(key).is_some() {
-            return;
+            return true;
         }
         let place = self.make_room(&mut w, words);
         let chunk = self.chunk(place);
@@ -356,6 +416,7 @@ impl BlockCache {
         if w.live * 4 > self.writer_index().ways.len() {
             self.grow();
         }
+        true
     }
 
     /// The current index (writer only: the level changes under the lock).
@@ -593,6 +654,24 @@ mod tests {
             assert_eq!(cache.entry(1, 5, 1, || block(9, 10)), Ok(9));
         }
         assert_eq!(cache.stats().blocks, 0);
+        assert_eq!(cache.stats().misses, 3);
+        assert_eq!(cache.stats().bytes, 0);
+    }
+
+    #[test]
+    fn a_probe_reads_a_block_the_cache_cannot_keep_once() {
+        let cache = BlockCache::new(0);
+        {
+            let _probe = ProbeScope::enter();
+            let _inner = ProbeScope::enter();
+            for _ in 0..3 {
+                assert_eq!(cache.entry(1, 5, 1, || block(9, 10)), Ok(9));
+            }
+            assert_eq!(cache.entry(2, 5, 1, || block(4, 10)), Ok(4));
+        }
+        assert_eq!(cache.stats().misses, 2);
+        // The probe is over: its blocks are gone.
+        assert_eq!(cache.entry(1, 5, 1, || block(9, 10)), Ok(9));
         assert_eq!(cache.stats().misses, 3);
         assert_eq!(cache.stats().bytes, 0);
     }

@@ -27,7 +27,7 @@ use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
 use crate::resolve;
-use crate::cache::{BlockCache, CacheStats};
+use crate::cache::{BlockCache, CacheStats, ProbeScope};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
 use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, TableSlice, PACKED_CODES};
@@ -535,6 +535,7 @@ impl Tablebase {
     /// position whose side to move must capture is resolved by its
     /// captures (the tables do not store it), down to quiet positions.
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let _probe = ProbeScope::enter();
         self.wdl::<Load>(pos)
     }
 
@@ -544,6 +545,7 @@ impl Tablebase {
     /// [`Tablebase::probe_wdl`]). This is the stored value: for fresh
     /// move-limit counters under [`Tablebase::rules`].
     pub fn probe_value(&self, pos: &Position) -> Result<Value, ProbeError> {
+        let _probe = ProbeScope::enter();
         self.value::<Load>(pos)
     }
 
@@ -679,6 +681,7 @@ impl Tablebase {
     /// Every legal move, the position it leads to and that position's
     /// stored value.
     fn successors(&self, pos: &Position) -> Result<Vec<(Move, Position, Value)>, ProbeError> {
+        let _probe = ProbeScope::enter();
         legal_moves(pos, self.variant)
             .into_iter()
             .map(|mv| {
