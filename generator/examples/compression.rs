@@ -86,6 +86,16 @@ fn fill<T: Copy>(v: &mut [T], dc: &[bool]) {
     }
 }
 
+/// Better values for the side to move are greater (as the probe ranks them).
+fn order(v: Value) -> (i8, i32) {
+    let d = v.plies.0 as i32;
+    match v.wdl {
+        Wdl::Win | Wdl::CursedWin => (v.wdl as i8, -d),
+        Wdl::Draw => (0, 0),
+        Wdl::BlessedLoss | Wdl::Loss => (v.wdl as i8, d),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let pieces: u8 = args.get(1).map_or(5, |s| s.parse().unwrap());
@@ -122,11 +132,13 @@ fn main() {
         "wdl dc base5 z9 32K",
         "wdl dc+settled threat base5 z9 16K",
         "wdl dc+settled threat base5 z9 32K",
+        "dtc dc+settled dist z9 8K",
+        "dtc dc+settled dist z9 16K",
     ];
     let mut tot = vec![[0usize; 8]; names.len()];
     let mut positions = [0u64; 8];
     let mut captures = [0u64; 8];
-    let (mut exceptions, mut settled_quiet) = ([0u64; 8], [0u64; 8]);
+    let (mut exceptions, mut settled_quiet, mut value_exceptions) = ([0u64; 8], [0u64; 8], [0u64; 8]);
     for m in &mats {
         let s = &known[m];
         let n = s.values.len();
@@ -186,6 +198,31 @@ fn main() {
             })
             .count();
         exceptions[p] += wrong as u64;
+        // Settled threats whose one-ply value (result and distance) from
+        // their successors' fresh-counter values is not their own.
+        let value_wrong: Vec<bool> = (0..n as u64)
+            .into_par_iter()
+            .map(|i| {
+                if !settled[i as usize] || dc[i as usize] {
+                    return false;
+                }
+                let pos = s.index.position(i);
+                let moves = damka::movegen::legal_moves(&pos, Variant::Russian);
+                let best = moves
+                    .iter()
+                    .map(|m| {
+                        let after = pos.play(m);
+                        let converts = pos.kings(pos.turn()).count() != after.kings(pos.turn()).count();
+                        let w = damka::resolve::white_to_move(&after);
+                        let there = &known[&damka::Material::of(&w)];
+                        Value::unpack(there.values[there.index.index_unchecked(&w) as usize]).unwrap().back_one_ply(converts)
+                    })
+                    .max_by_key(|v| order(*v))
+                    .unwrap_or(Value::new(Wdl::Loss, 1));
+                best != Value::unpack(s.values[i as usize]).unwrap()
+            })
+            .collect();
+        value_exceptions[p] += value_wrong.iter().filter(|&&w| w).count() as u64;
         settled_quiet[p] += settled.iter().zip(&dc).filter(|(s, d)| **s && !**d).count() as u64;
         let mut scodes = codes.clone();
         fill(&mut scodes, &settled);
@@ -220,6 +257,10 @@ fn main() {
         let maxd = s.values.iter().map(|&v| v >> 3).max().unwrap_or(0);
         let mut dist: Vec<u16> = s.values.iter().map(|&v| v >> 3).collect();
         fill(&mut dist, &dist_needed);
+        let settled_dist_dc: Vec<bool> = (0..n).map(|i| dist_needed[i] || (settled[i] && !value_wrong[i])).collect();
+        let mut sdist: Vec<u16> = s.values.iter().map(|&v| v >> 3).collect();
+        fill(&mut sdist, &settled_dist_dc);
+        let sbytes: Vec<u8> = if maxd < 256 { sdist.iter().map(|&d| d as u8).collect() } else { sdist.iter().flat_map(|d| d.to_le_bytes()).collect() };
         let dbytes: Vec<u8> = if maxd < 256 { dist.iter().map(|&d| d as u8).collect() } else { dist.iter().flat_map(|d| d.to_le_bytes()).collect() };
         let w = if maxd < 256 { 1 } else { 2 };
         let z = |l: i32| move |c: &[u8]| zstd::bulk::compress(c, l).unwrap();
@@ -248,6 +289,8 @@ fn main() {
             blocks(&dcodes, 32768, |c| z(9)(&base5(c))),
             blocks(&scodes, 16384, |c| z(9)(&base5(c))),
             blocks(&scodes, 32768, |c| z(9)(&base5(c))),
+            blocks(&sbytes, 8192 * w, z(9)),
+            blocks(&sbytes, 16384 * w, z(9)),
         ];
         for (i, b) in results.iter().enumerate() {
             tot[i][p] += b;
@@ -257,6 +300,7 @@ fn main() {
     println!("positions by pieces {:?}; capture share {:?}", &positions[2..=pieces as usize],
         (2..=pieces as usize).map(|p| format!("{:.1}%", 100.0 * captures[p] as f64 / positions[p] as f64)).collect::<Vec<_>>());
     println!("settled threats (quiet) {:?}; resolved wrongly one ply deep {:?}", &settled_quiet[2..=pieces as usize], &exceptions[2..=pieces as usize]);
+    println!("settled threats whose one-ply value is wrong {:?}", &value_exceptions[2..=pieces as usize]);
     for (i, name) in names.iter().enumerate() {
         let sum: usize = tot[i].iter().sum();
         let per: Vec<String> = (2..=pieces as usize).map(|p| format!("{}p {:.1}", p, positions[p] as f64 / tot[i][p].max(1) as f64)).collect();

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{FormatError, Header, Kind, TableFile};
 use damka::movegen::has_capture;
-use damka::resolve::{capture_value, is_settled_threat, threat_result, white_to_move};
+use damka::resolve::{capture_value, is_settled_threat, threat_value, white_to_move};
 use damka::{Material, SliceIndex, TableName, Value, Variant};
 use rayon::prelude::*;
 
@@ -118,8 +118,8 @@ pub struct Loaded {
     pub header: Header,
     /// The raw entries of all blocks, in index order.
     pub raw: Vec<u8>,
-    /// `.wdl`: the settled threats whose result is stored, by index.
-    pub stored_results: Vec<u64>,
+    /// The settled threats whose entry is stored, by index.
+    pub stored_entries: Vec<u64>,
 }
 
 impl Loaded {
@@ -152,18 +152,18 @@ pub fn combine(wdl: &Loaded, dtc: &Loaded) -> Vec<u16> {
 }
 
 /// What resolving a slice's settled threats reads: its `.wdl` and `.dtc`
-/// files, and the `.wdl` files of the slices its quiet moves lead to (the
+/// files, and both files of the slices its quiet moves lead to (the
 /// pair's other slice, and the slice a promotion leads to).
 pub struct Threats<'a> {
     pub wdl: &'a Loaded,
     pub dtc: &'a Loaded,
-    pub reached: Vec<(&'a SliceIndex, &'a Loaded)>,
+    pub reached: Vec<(&'a SliceIndex, [&'a Loaded; 2])>,
 }
 
 /// Sets every "don't care" position of a slice (`index`, packed `values`)
 /// to its value: a capture position's from its captures, reading the
 /// slices they lead to through `lookup`, and a settled threat's from its
-/// `.dtc` entry and its moves (`threats`). Returns which positions
+/// moves and the entries its files list as stored (`threats`). Returns which positions
 /// must capture. Fails naming a slice `lookup` does not have.
 pub fn resolve_dont_cares<'a>(
     index: &SliceIndex,
@@ -198,21 +198,28 @@ pub fn resolve_dont_cares<'a>(
                 if !is_settled_threat(&pos, variant, &mut moves) {
                     continue;
                 }
-                let wdl = if threats.wdl.stored_results.binary_search(&(at as u64)).is_ok() {
-                    code_of(threats.wdl, at)
-                } else {
-                    let reply = |after: &damka::Position| -> Result<damka::Wdl, Material> {
-                        if has_capture(after, variant) {
-                            return Ok(capture_value(after, variant, &mut replies, successor)?.expect("must capture").wdl);
-                        }
-                        let after = white_to_move(after);
-                        let m = Material::of(&after);
-                        let (index, codes) = threats.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
-                        Ok(code_of(codes, index.index_unchecked(&after) as usize))
-                    };
-                    threat_result(&pos, &moves, reply).map_err(missing)?
+                let reply = |after: &damka::Position| -> Result<Value, Material> {
+                    if has_capture(after, variant) {
+                        return Ok(capture_value(after, variant, &mut replies, successor)?.expect("must capture"));
+                    }
+                    let after = white_to_move(after);
+                    let m = Material::of(&after);
+                    let (index, [wdl, dtc]) = threats.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
+                    let i = index.index_unchecked(&after) as usize;
+                    Ok(match code_of(wdl, i) {
+                        damka::Wdl::Draw => Value::DRAW,
+                        result => Value::new(result, dtc.entry(i)),
+                    })
                 };
-                *v = if wdl == damka::Wdl::Draw { 0 } else { Value::new(wdl, threats.dtc.entry(at)).pack() };
+                let one_ply = threat_value(&pos, &moves, reply).map_err(missing)?;
+                let stored = |file: &Loaded| file.stored_entries.binary_search(&(at as u64)).is_ok();
+                let wdl = if stored(threats.wdl) { code_of(threats.wdl, at) } else { one_ply.wdl };
+                *v = match wdl {
+                    damka::Wdl::Draw => Value::DRAW,
+                    wdl if stored(threats.dtc) => Value::new(wdl, threats.dtc.entry(at)),
+                    _ => one_ply,
+                }
+                .pack();
             }
             Ok(words)
         })
@@ -253,17 +260,19 @@ pub fn read_slice<'a>(
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
     }
     let mut values = combine(&wdl, &dtc);
-    let others: Vec<(SliceIndex, Loaded)> = graph::quiet_moves_lead_to(id.material)
+    let others: Vec<(SliceIndex, [Loaded; 2])> = graph::quiet_moves_lead_to(id.material)
         .filter(|&m| m != id.material)
         .map(|m| {
-            let path = SliceId { variant: id.variant, material: m }.path(dir, Kind::Wdl);
-            let loaded = load(&path).map_err(|e| anyhow!("{id}: its moves lead to {}: {e}", path.display()))?;
-            Ok((SliceIndex::new(m), loaded))
+            let read = |kind| {
+                let path = SliceId { variant: id.variant, material: m }.path(dir, kind);
+                load(&path).map_err(|e| anyhow!("{id}: its moves lead to {}: {e}", path.display()))
+            };
+            Ok((SliceIndex::new(m), [read(Kind::Wdl)?, read(Kind::Distance)?]))
         })
         .collect::<Result<_>>()?;
-    let mut reached: Vec<(&SliceIndex, &Loaded)> = others.iter().map(|(i, l)| (i, l)).collect();
+    let mut reached: Vec<(&SliceIndex, [&Loaded; 2])> = others.iter().map(|(i, [w, d])| (i, [w, d])).collect();
     if graph::quiet_moves_lead_to(id.material).any(|m| m == id.material) {
-        reached.push((&index, &wdl));
+        reached.push((&index, [&wdl, &dtc]));
     }
     let threats = Threats { wdl: &wdl, dtc: &dtc, reached };
     let captures = resolve_dont_cares(&index, &mut values, id.variant, lookup, &threats)?;
@@ -292,5 +301,5 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     if !bad.is_empty() {
         return Err(LoadError::Blocks(bad));
     }
-    Ok(Loaded { header: file.header().clone(), raw, stored_results: file.stored_results().to_vec() })
+    Ok(Loaded { header: file.header().clone(), raw, stored_entries: file.stored_entries().to_vec() })
 }

@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
 use damka::format::{
-    block_checksum, content_hash, encode_stored_results, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, TableSlice,
+    block_checksum, content_hash, encode_stored_entries, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, TableSlice,
     BLOCK_ENTRY_LEN, HEADER_LEN,
 };
-use damka::resolve::{is_settled_threat, threat_result, white_to_move};
+use damka::resolve::{is_settled_threat, threat_value, white_to_move};
 use damka::{Material, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -58,10 +58,11 @@ pub enum Stored {
     Plain,
     /// A capture position: both entries "don't care".
     Capture,
-    /// A settled threat: the result is "don't care" unless it `stands`
-    /// (the one-ply resolution would give another), listed in the `.wdl`
-    /// file then.
-    Threat { stands: bool },
+    /// A settled threat: its result is "don't care" unless it `stands` (the
+    /// one-ply resolution would give another), its distance unless the
+    /// `value_stands` (the one-ply value would be another, and it is no
+    /// draw); each listed in its file then.
+    Threat { stands: bool, value_stands: bool },
 }
 
 /// Writes both files of `solved`; `lookup` gives every slice its positions'
@@ -111,7 +112,7 @@ fn how_stored<'a>(
                     if !is_settled_threat(&pos, variant, &mut moves) {
                         return Ok(Stored::Plain);
                     }
-                    let wdl = threat_result(&pos, &moves, |after| {
+                    let one_ply = threat_value(&pos, &moves, |after| {
                         let after = white_to_move(after);
                         let m = Material::of(&after);
                         let there = match last {
@@ -119,10 +120,11 @@ fn how_stored<'a>(
                             _ => lookup(m).ok_or(m)?,
                         };
                         last = Some((m, there));
-                        Ok(unpacked(there.values[there.index.index_unchecked(&after) as usize]).wdl)
+                        Ok(unpacked(there.values[there.index.index_unchecked(&after) as usize]))
                     })
                     .map_err(|m: Material| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
-                    Ok(Stored::Threat { stands: wdl != unpacked(solved.values[i]).wdl })
+                    let own = unpacked(solved.values[i]);
+                    Ok(Stored::Threat { stands: one_ply.wdl != own.wdl, value_stands: one_ply != own && own.wdl != Wdl::Draw })
                 })
                 .collect()
         })
@@ -163,14 +165,14 @@ pub fn write_slice(
             }
         }
     }
-    let Entries { codes, distances, stored_results } = stored_entries(values, stored);
+    let Entries { codes, distances, stored_results, stored_distances } = stored_entries(values, stored);
     let widest = distances.iter().copied().max().unwrap_or(0);
     let positions = values.len() as u64;
     let mut bytes = [0; 2];
     for (i, kind) in [Kind::Wdl, Kind::Distance].into_iter().enumerate() {
         let entry_bytes = if kind == Kind::Distance && widest > u8::MAX as u16 { 2 } else { 1 };
-        let listed: &[u64] = if kind == Kind::Wdl { &stored_results } else { &[] };
-        let list = encode_stored_results(listed);
+        let listed = if kind == Kind::Wdl { &stored_results } else { &stored_distances };
+        let list = encode_stored_entries(listed);
         let header = Header {
             slice,
             kind,
@@ -183,9 +185,9 @@ pub fn write_slice(
             counts,
             longest_win,
             longest_loss,
-            stored_results: listed.len() as u32,
-            stored_results_len: list.len() as u32,
-            stored_results_checksum: content_hash(&list),
+            stored_entries: listed.len() as u32,
+            stored_entries_len: list.len() as u32,
+            stored_entries_checksum: content_hash(&list),
         };
         let raw: Vec<u8> = match (kind, entry_bytes) {
             (Kind::Wdl, _) => codes.clone(),
@@ -197,12 +199,13 @@ pub fn write_slice(
     Ok(bytes)
 }
 
-/// The entries of both files, and the settled threats whose result is
-/// stored.
+/// The entries of both files, and the settled threats whose result, and
+/// whose distance, is stored.
 struct Entries {
     codes: Vec<u8>,
     distances: Vec<u16>,
     stored_results: Vec<u64>,
+    stored_distances: Vec<u64>,
 }
 
 /// The result codes and distances as the files store them: a "don't care"
@@ -210,24 +213,33 @@ struct Entries {
 fn stored_entries(values: &[u16], stored: impl Fn(usize) -> Stored) -> Entries {
     let n = values.len();
     let (mut codes, mut distances) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut stored_results = Vec::new();
+    let (mut stored_results, mut stored_distances) = (Vec::new(), Vec::new());
     let (mut code, mut distance) = (0u8, 0u16);
     for (i, &packed) in values.iter().enumerate() {
         let (own_code, own_distance) = ((packed & 7) as u8, packed >> 3);
-        let how = stored(i);
-        if how == (Stored::Threat { stands: true }) {
-            stored_results.push(i as u64);
-        }
-        if matches!(how, Stored::Plain | Stored::Threat { stands: true }) {
+        let (result, distance_too) = match stored(i) {
+            Stored::Plain => (true, own_code != 0),
+            Stored::Capture => (false, false),
+            Stored::Threat { stands, value_stands } => {
+                if stands {
+                    stored_results.push(i as u64);
+                }
+                if value_stands {
+                    stored_distances.push(i as u64);
+                }
+                (stands, value_stands)
+            }
+        };
+        if result {
             code = own_code;
         }
-        if how != Stored::Capture && own_code != 0 {
+        if distance_too {
             distance = own_distance;
         }
         codes.push(code);
         distances.push(distance);
     }
-    Entries { codes, distances, stored_results }
+    Entries { codes, distances, stored_results, stored_distances }
 }
 
 /// Writes a table file: `header`, the block index, `list` (the stored

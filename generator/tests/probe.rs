@@ -12,7 +12,7 @@ use std::sync::Arc;
 use damka::game::Game;
 use damka::format::{Kind, BLOCK_ENTRY_LEN, HEADER_LEN};
 use damka::movegen::has_capture;
-use damka::resolve::{is_settled_threat, threat_result, white_to_move};
+use damka::resolve::{is_settled_threat, threat_result, threat_value, white_to_move};
 use damka::{
     fen, Cached, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
 };
@@ -86,8 +86,8 @@ fn probes_return_the_stored_values_under_the_russian_draw_rules() {
 }
 
 /// Settled threats (docs/FORMAT.md, "Don't-care entries") probe to the
-/// solver's values: resolved one ply deep, or read where that resolution
-/// would be wrong under the rules. Four pieces: the first with both kinds
+/// solver's values, result and distance: resolved one ply deep, or read
+/// where that resolution would be wrong under the rules. Four pieces: the first with both kinds
 /// under the Russian rules.
 #[test]
 fn settled_threats_probe_to_the_values_the_solver_found() {
@@ -99,7 +99,7 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
         let pos = white_to_move(pos);
         known[&Material::of(&pos)].value(&pos)
     };
-    let (mut settled, mut stored) = (0, 0);
+    let (mut settled, mut stored, mut distance_stored) = (0, 0, 0);
     let mut moves = Vec::new();
     for material in tb.materials() {
         for pos in positions(material) {
@@ -110,11 +110,15 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
             let value = value_of(&pos);
             let one_ply = threat_result(&pos, &moves, |after| Ok::<_, ()>(value_of(after).wdl)).unwrap();
             stored += (one_ply != value.wdl) as usize;
+            let one_ply = threat_value(&pos, &moves, |after| Ok::<_, ()>(value_of(after))).unwrap();
+            distance_stored += (one_ply != value && value.wdl != Wdl::Draw) as usize;
             assert_eq!(tb.probe_value(&pos).unwrap(), value, "{}", fen::write(&pos, Variant::Russian));
             assert_eq!(tb.probe_wdl(&pos.flip()).unwrap(), value.wdl, "{}", fen::write(&pos.flip(), Variant::Russian));
+            assert_eq!(tb.probe_value(&pos.flip()).unwrap(), value, "{}", fen::write(&pos.flip(), Variant::Russian));
         }
     }
     assert!(settled > 100_000 && stored > 1_000, "{settled} settled threats, {stored} with their result stored");
+    assert!(distance_stored >= stored, "{distance_stored} with their distance stored, {stored} with their result");
 }
 
 #[test]
@@ -407,7 +411,8 @@ fn conditional_probes_answer_only_from_the_cache() {
 
     // A fresh handle has read nothing: it answers only capture positions
     // whose captures take the last pieces (no table needed), and a cache
-    // of 0 bytes holds nothing.
+    // of 0 bytes holds nothing (but settled threats whose every move loses
+    // the last pieces need none either).
     let fresh = open(tables.path(), 64 << 20);
     let none = open(tables.path(), 0);
     let mut not_cached = 0;
@@ -419,9 +424,11 @@ fn conditional_probes_answer_only_from_the_cache() {
                 assert_eq!(wdl, reference.probe_wdl(pos).unwrap(), "{pos:?}");
             }
         }
-        none.probe_value(pos).unwrap();
-        if none.probe_value_cached(pos).unwrap() != Cached::NotInCache {
-            assert!(has_capture(pos, Variant::Russian), "{pos:?}");
+        let value = none.probe_value(pos).unwrap();
+        if let Cached::Answer(answer) = none.probe_value_cached(pos).unwrap() {
+            assert_eq!(answer, value, "{pos:?}");
+            let threat = is_settled_threat(pos, Variant::Russian, &mut Vec::new());
+            assert!(has_capture(pos, Variant::Russian) || threat, "{pos:?}");
         }
     }
     assert!(not_cached > all.len() / 101 / 2, "{not_cached}");

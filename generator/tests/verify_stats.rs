@@ -111,14 +111,14 @@ fn rewrite_values(dir: &Path, material: &str, change: impl FnOnce(&mut [u16])) {
     change(&mut values);
     let stored = stored(material);
     assert!((0..values.len()).all(|i| stored[i] || values[i] == before[i]), "only stored results change");
-    let wdl = TableFile::new(std::fs::read(path(dir, material, Kind::Wdl)).unwrap()).expect("sound table");
-    let listed = wdl.stored_results().to_vec();
+    let file = |kind| TableFile::new(std::fs::read(path(dir, material, kind)).unwrap()).expect("sound table");
+    let (wdl, dtc) = (file(Kind::Wdl), file(Kind::Distance));
     let header = wdl.header().clone();
     let capture = captures(material);
     let how = |i: usize| match (capture[i], stored[i]) {
         (true, _) => Stored::Capture,
         (false, true) => Stored::Plain,
-        (false, false) => Stored::Threat { stands: listed.binary_search(&(i as u64)).is_ok() },
+        (false, false) => Stored::Threat { stands: wdl.entry_is_stored(i as u64), value_stands: dtc.entry_is_stored(i as u64) },
     };
     let rules = RulesId { name: header.rules_name, hash: header.rules_hash };
     writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, &values, how).expect("written");

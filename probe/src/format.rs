@@ -20,8 +20,9 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// positions are "don't care" and `.dtc` files hold distances only
 /// (docs/FORMAT.md). 4: so are the results of settled threats
 /// ([`crate::resolve::is_settled_threat`]) but those a `.wdl` file lists
-/// after its block index ([`TableFile::result_is_stored`]).
-pub const FORMAT_VERSION: u16 = 4;
+/// after its block index ([`TableFile::entry_is_stored`]). 5: and so are
+/// their distances, but those a `.dtc` file lists the same way.
+pub const FORMAT_VERSION: u16 = 5;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 136;
@@ -151,11 +152,12 @@ pub struct Header {
     pub counts: Counts,
     pub longest_win: u16,
     pub longest_loss: u16,
-    /// `.wdl`: how many settled threats have their result stored, and the
-    /// bytes and checksum of their list (after the block index).
-    pub stored_results: u32,
-    pub stored_results_len: u32,
-    pub stored_results_checksum: u64,
+    /// How many settled threats have their entry stored (`.wdl`: their
+    /// result, `.dtc`: their distance), and the bytes and checksum of their
+    /// list (after the block index).
+    pub stored_entries: u32,
+    pub stored_entries_len: u32,
+    pub stored_entries_checksum: u64,
 }
 
 /// Why a table file cannot be read, or a header not written.
@@ -183,8 +185,8 @@ pub enum FormatError {
     BlockDecompress(u32),
     #[error("block {0}: corrupted entry")]
     BadEntry(u32),
-    #[error("list of settled threats with their result stored: {0}")]
-    StoredResults(&'static str),
+    #[error("list of settled threats with their entry stored: {0}")]
+    StoredEntries(&'static str),
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -229,9 +231,9 @@ impl Header {
         }
         b[100..102].copy_from_slice(&self.longest_win.to_le_bytes());
         b[102..104].copy_from_slice(&self.longest_loss.to_le_bytes());
-        b[112..116].copy_from_slice(&self.stored_results.to_le_bytes());
-        b[116..120].copy_from_slice(&self.stored_results_len.to_le_bytes());
-        b[120..128].copy_from_slice(&self.stored_results_checksum.to_le_bytes());
+        b[112..116].copy_from_slice(&self.stored_entries.to_le_bytes());
+        b[116..120].copy_from_slice(&self.stored_entries_len.to_le_bytes());
+        b[120..128].copy_from_slice(&self.stored_entries_checksum.to_le_bytes());
         let sum = hash(&b[..HEADER_LEN - 8]);
         b[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
         Ok(b)
@@ -308,9 +310,9 @@ impl Header {
             },
             longest_win: u16_at(100),
             longest_loss: u16_at(102),
-            stored_results: u32_at(112),
-            stored_results_len: u32_at(116),
-            stored_results_checksum: u64_at(120),
+            stored_entries: u32_at(112),
+            stored_entries_len: u32_at(116),
+            stored_entries_checksum: u64_at(120),
         };
         if header.block_positions == 0
             || header.positions.div_ceil(header.block_positions as u64) != header.blocks as u64
@@ -432,7 +434,7 @@ pub fn block_checksum(compressed: &[u8]) -> u64 {
 /// The list of settled threats with their result stored, as a `.wdl` file
 /// holds it: the indices' differences (the first from 0) as little-endian
 /// u64, compressed as one zstd frame, empty where there are none.
-pub fn encode_stored_results(indices: &[u64]) -> Vec<u8> {
+pub fn encode_stored_entries(indices: &[u64]) -> Vec<u8> {
     if indices.is_empty() {
         return Vec::new();
     }
@@ -440,11 +442,11 @@ pub fn encode_stored_results(indices: &[u64]) -> Vec<u8> {
     zstd::bulk::compress(&deltas, 19).expect("in-memory compression")
 }
 
-fn decode_stored_results(list: &[u8], count: u32, positions: u64) -> Result<Vec<u64>, FormatError> {
+fn decode_stored_entries(list: &[u8], count: u32, positions: u64) -> Result<Vec<u64>, FormatError> {
     if count == 0 {
-        return if list.is_empty() { Ok(Vec::new()) } else { Err(FormatError::StoredResults("bytes for an empty list")) };
+        return if list.is_empty() { Ok(Vec::new()) } else { Err(FormatError::StoredEntries("bytes for an empty list")) };
     }
-    let bad = FormatError::StoredResults("cannot decompress");
+    let bad = FormatError::StoredEntries("cannot decompress");
     let deltas = decompress(list, count as usize * 8).filter(|d| d.len() == count as usize * 8).ok_or(bad)?;
     let mut indices: Vec<u64> = Vec::with_capacity(count as usize);
     for d in deltas.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))) {
@@ -455,7 +457,7 @@ fn decode_stored_results(list: &[u8], count: u32, positions: u64) -> Result<Vec<
         };
         match index {
             Some(index) if index < positions => indices.push(index),
-            _ => return Err(FormatError::StoredResults("not in index order, or beyond the slice")),
+            _ => return Err(FormatError::StoredEntries("not in index order, or beyond the slice")),
         }
     }
     Ok(indices)
@@ -466,29 +468,29 @@ pub struct TableFile<B> {
     bytes: B,
     header: Header,
     /// `.wdl`: the settled threats whose result is stored, by index.
-    stored_results: Vec<u64>,
+    stored_entries: Vec<u64>,
 }
 
 impl<B: AsRef<[u8]>> TableFile<B> {
     /// Checks the header and the block index bounds.
     pub fn new(bytes: B) -> Result<TableFile<B>, FormatError> {
         let header = Header::decode(bytes.as_ref())?;
-        let file = TableFile { bytes, header, stored_results: Vec::new() };
+        let file = TableFile { bytes, header, stored_entries: Vec::new() };
         let data = file.bytes.as_ref();
         let list_start = HEADER_LEN + file.header.blocks as usize * BLOCK_ENTRY_LEN;
         if data.len() < list_start {
             return Err(FormatError::Truncated("block index"));
         }
-        let index_end = list_start + file.header.stored_results_len as usize;
+        let index_end = list_start + file.header.stored_entries_len as usize;
         if data.len() < index_end {
-            return Err(FormatError::StoredResults("cut short"));
+            return Err(FormatError::StoredEntries("cut short"));
         }
         let list = &data[list_start..index_end];
-        if hash(list) != file.header.stored_results_checksum {
-            return Err(FormatError::StoredResults("checksum mismatch"));
+        if hash(list) != file.header.stored_entries_checksum {
+            return Err(FormatError::StoredEntries("checksum mismatch"));
         }
-        let stored_results = decode_stored_results(list, file.header.stored_results, file.header.positions)?;
-        let file = TableFile { stored_results, ..file };
+        let stored_entries = decode_stored_entries(list, file.header.stored_entries, file.header.positions)?;
+        let file = TableFile { stored_entries, ..file };
         let data = file.bytes.as_ref();
         for i in 0..file.header.blocks {
             let e = file.entry(i);
@@ -503,15 +505,16 @@ impl<B: AsRef<[u8]>> TableFile<B> {
         &self.header
     }
 
-    /// The settled threats whose `.wdl` entry holds their result (the
-    /// one-ply resolution would give another under the rules), by index.
-    pub fn stored_results(&self) -> &[u64] {
-        &self.stored_results
+    /// The settled threats whose entry is stored, by index: in a `.wdl`
+    /// file those whose result the one-ply resolution would get wrong
+    /// under the rules, in a `.dtc` file those whose value it would.
+    pub fn stored_entries(&self) -> &[u64] {
+        &self.stored_entries
     }
 
-    /// Whether position `index`, a settled threat, has its result stored.
-    pub fn result_is_stored(&self, index: u64) -> bool {
-        self.stored_results.binary_search(&index).is_ok()
+    /// Whether position `index`, a settled threat, has its entry stored.
+    pub fn entry_is_stored(&self, index: u64) -> bool {
+        self.stored_entries.binary_search(&index).is_ok()
     }
 
     fn entry(&self, block: u32) -> BlockEntry {

@@ -10,20 +10,21 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::value::{Value, Wdl};
+use crate::value::Value;
 
-const INDEX_BITS: u32 = 44;
-const SLICE_BITS: u32 = 12;
+const INDEX_BITS: u32 = 34;
+const SLICE_BITS: u32 = 11;
 const KEY_MASK: u64 = (1 << (INDEX_BITS + SLICE_BITS)) - 1;
-const WDL_SHIFT: u32 = INDEX_BITS + SLICE_BITS;
-const THREAT: u64 = 1 << 62;
-const FILLED: u64 = 1 << 63;
+const VALUE_SHIFT: u32 = INDEX_BITS + SLICE_BITS;
+const KIND_SHIFT: u32 = VALUE_SHIFT + 16;
 
-/// What kind of "don't care" position a result is for.
+/// What a memo entry holds: the value of a capture position, or the result
+/// or the whole value of a settled threat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
-    Capture,
-    Threat,
+    Capture = 1,
+    ThreatResult = 2,
+    ThreatValue = 3,
 }
 
 pub(crate) struct Memo {
@@ -49,20 +50,25 @@ impl Memo {
         &self.words[(h >> 32) as usize & (self.words.len() - 1)]
     }
 
-    pub(crate) fn get(&self, slice: usize, index: u64) -> Option<(Kind, Wdl)> {
+    pub(crate) fn get(&self, slice: usize, index: u64) -> Option<(Kind, Value)> {
         let key = Memo::key(slice, index).filter(|_| !self.words.is_empty())?;
         let w = self.word(key).load(Ordering::Relaxed);
-        if w & FILLED == 0 || w & KEY_MASK != key {
+        if w & KEY_MASK != key {
             return None;
         }
-        let kind = if w & THREAT != 0 { Kind::Threat } else { Kind::Capture };
-        Some((kind, Value::unpack(((w >> WDL_SHIFT) & 7) as u16)?.wdl))
+        let kind = match w >> KIND_SHIFT {
+            1 => Kind::Capture,
+            2 => Kind::ThreatResult,
+            3 => Kind::ThreatValue,
+            _ => return None,
+        };
+        Some((kind, Value::unpack((w >> VALUE_SHIFT) as u16)?))
     }
 
-    pub(crate) fn put(&self, slice: usize, index: u64, kind: Kind, wdl: Wdl) {
+    pub(crate) fn put(&self, slice: usize, index: u64, kind: Kind, value: Value) {
         if let Some(key) = Memo::key(slice, index).filter(|_| !self.words.is_empty()) {
-            let threat = if kind == Kind::Threat { THREAT } else { 0 };
-            self.word(key).store(FILLED | threat | (Value::new(wdl, 0).pack() as u64) << WDL_SHIFT | key, Ordering::Relaxed);
+            let word = (kind as u64) << KIND_SHIFT | (value.pack() as u64) << VALUE_SHIFT | key;
+            self.word(key).store(word, Ordering::Relaxed);
         }
     }
 }
@@ -70,22 +76,32 @@ impl Memo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Wdl;
 
     #[test]
     fn a_result_is_found_under_its_own_key_only() {
         let memo = Memo::within(1 << 20, 16);
-        memo.put(3, 1_000_000, Kind::Threat, Wdl::BlessedLoss);
-        assert_eq!(memo.get(3, 1_000_000), Some((Kind::Threat, Wdl::BlessedLoss)));
+        let blessed = Value::new(Wdl::BlessedLoss, 0);
+        memo.put(3, 1_000_000, Kind::ThreatResult, blessed);
+        assert_eq!(memo.get(3, 1_000_000), Some((Kind::ThreatResult, blessed)));
         assert_eq!(memo.get(4, 1_000_000), None);
         assert_eq!(memo.get(3, 1_000_001), None);
-        memo.put(7, 5, Kind::Capture, Wdl::Win);
-        assert_eq!(memo.get(7, 5), Some((Kind::Capture, Wdl::Win)));
+        let far = Value::new(Wdl::Loss, crate::format::MAX_PLIES);
+        memo.put(3, 1_000_000, Kind::ThreatValue, far);
+        assert_eq!(memo.get(3, 1_000_000), Some((Kind::ThreatValue, far)));
+        let win = Value::new(Wdl::Win, 1);
+        memo.put(7, (1 << INDEX_BITS) - 1, Kind::Capture, win);
+        assert_eq!(memo.get(7, (1 << INDEX_BITS) - 1), Some((Kind::Capture, win)));
+        // An empty word is no entry, even for key 0.
+        assert_eq!(memo.get(0, 0), None);
         // Keys beyond a word are never kept.
-        memo.put(1 << SLICE_BITS, 0, Kind::Capture, Wdl::Win);
+        memo.put(1 << SLICE_BITS, 0, Kind::Capture, win);
         assert_eq!(memo.get(1 << SLICE_BITS, 0), None);
+        memo.put(0, 1 << INDEX_BITS, Kind::Capture, win);
+        assert_eq!(memo.get(0, 1 << INDEX_BITS), None);
         // No budget, no memo.
         let none = Memo::within(0, 16);
-        none.put(7, 5, Kind::Capture, Wdl::Win);
+        none.put(7, 5, Kind::Capture, win);
         assert_eq!(none.get(7, 5), None);
     }
 }

@@ -39,7 +39,7 @@ use crate::movegen::legal_moves;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::{Counters, RuleSet, Verdict};
-use crate::value::{Value, Wdl};
+use crate::value::{value_order, Value, Wdl};
 use crate::variant::Variant;
 
 /// The rule set a table was built with, as its header records it.
@@ -215,17 +215,6 @@ fn verdict_order(v: Verdict) -> i8 {
     }
 }
 
-/// A sort key: better values for the side to move are greater. Wins by
-/// shortest distance, then cursed wins, draws, blessed losses, and losses
-/// by longest distance.
-pub(crate) fn value_order(v: Value) -> (i8, i32) {
-    let d = v.plies.0 as i32;
-    match v.wdl {
-        Wdl::Win | Wdl::CursedWin => (v.wdl as i8, -d),
-        Wdl::Draw => (0, 0),
-        Wdl::BlessedLoss | Wdl::Loss => (v.wdl as i8, d),
-    }
-}
 
 /// A table file, checked and mapped.
 struct Table {
@@ -583,7 +572,13 @@ impl Tablebase {
             Located::Entry { slice, index } => {
                 let wdl = match self.resolve::<A>(pos, slice, index)? {
                     Resolved::Capture(v) => return Ok(v),
-                    Resolved::Threat(wdl) => wdl,
+                    Resolved::Threat(Wdl::Draw) => return Ok(Value::DRAW),
+                    Resolved::Threat(wdl) => {
+                        if !A::table(self, slice, Kind::Distance)?.file.entry_is_stored(index) {
+                            return self.threat_value::<A>(pos, slice, index);
+                        }
+                        wdl
+                    }
                     Resolved::Stored => self.code::<A>(slice, index)?,
                 };
                 if wdl == Wdl::Draw {
@@ -600,24 +595,36 @@ impl Tablebase {
     /// any other position from its entries.
     fn resolve<A: Access>(&self, pos: &Position, slice: usize, index: u64) -> Result<Resolved, A::Error> {
         match self.memo.get(slice, index) {
-            Some((memo::Kind::Capture, wdl)) => return Ok(Resolved::Capture(resolve::of_best(wdl))),
-            Some((memo::Kind::Threat, wdl)) => return Ok(Resolved::Threat(wdl)),
+            Some((memo::Kind::Capture, v)) => return Ok(Resolved::Capture(v)),
+            Some((_, v)) => return Ok(Resolved::Threat(v.wdl)),
             None => {}
         }
         let mut moves = Vec::new();
         let wdl_after = |after: &Position| self.wdl::<A>(after);
         if let Some(v) = resolve::capture_value(pos, self.variant, &mut moves, |a| wdl_after(a).map(|w| Value::new(w, 0)))? {
-            self.memo.put(slice, index, memo::Kind::Capture, v.wdl);
+            self.memo.put(slice, index, memo::Kind::Capture, v);
             return Ok(Resolved::Capture(v));
         }
         if !resolve::is_settled_threat(pos, self.variant, &mut moves)
-            || A::table(self, slice, Kind::Wdl)?.file.result_is_stored(index)
+            || A::table(self, slice, Kind::Wdl)?.file.entry_is_stored(index)
         {
             return Ok(Resolved::Stored);
         }
         let wdl = resolve::threat_result(pos, &moves, wdl_after)?;
-        self.memo.put(slice, index, memo::Kind::Threat, wdl);
+        self.memo.put(slice, index, memo::Kind::ThreatResult, Value::new(wdl, 0));
         Ok(Resolved::Threat(wdl))
+    }
+
+    /// The value of the settled threat at `index` of `slice` whose `.dtc`
+    /// file does not store its distance: from its moves, one ply deep.
+    fn threat_value<A: Access>(&self, pos: &Position, slice: usize, index: u64) -> Result<Value, A::Error> {
+        if let Some((memo::Kind::ThreatValue, v)) = self.memo.get(slice, index) {
+            return Ok(v);
+        }
+        let moves = legal_moves(pos, self.variant);
+        let v = resolve::threat_value(pos, &moves, |after| self.value::<A>(after))?;
+        self.memo.put(slice, index, memo::Kind::ThreatValue, v);
+        Ok(v)
     }
 
     /// The stored result code of a quiet position.
@@ -938,8 +945,8 @@ mod tests {
     #[test]
     fn an_old_table_is_called_outdated_and_a_broken_one_damaged() {
         let path = Path::new("t/russian-KvK.wdl");
-        let old = ProbeError::damaged(path, FormatError::Version(3)).to_string();
-        assert!(old.starts_with("outdated table t/russian-KvK.wdl: format version 3") && old.contains("damka generate"), "{old}");
+        let old = ProbeError::damaged(path, FormatError::Version(4)).to_string();
+        assert!(old.starts_with("outdated table t/russian-KvK.wdl: format version 4") && old.contains("damka generate"), "{old}");
         let broken = ProbeError::damaged(path, FormatError::BlockChecksum(2)).to_string();
         assert_eq!(broken, "damaged table t/russian-KvK.wdl, block 2: block 2: checksum mismatch");
     }

@@ -15,7 +15,7 @@ use crate::board::Color;
 use crate::movegen::{generate, has_capture, is_threatened, Routes};
 use crate::moves::Move;
 use crate::position::Position;
-use crate::value::{Value, Wdl};
+use crate::value::{value_order, Value, Wdl};
 use crate::variant::Variant;
 
 /// The value of `pos` if its side to move must capture, else `None`.
@@ -78,6 +78,27 @@ pub fn threat_result<E>(
         best = best.max(successor(&pos.play(m))?.negate());
         if best == Wdl::Win {
             break;
+        }
+    }
+    Ok(best)
+}
+
+/// The value of a settled threat `pos` with legal `moves`, from the values
+/// `successor` gives for the positions they lead to: the best of them one
+/// ply back (a loss in 0 plies without a move). Its result is
+/// [`threat_result`]'s. Under move-limit rules, as there, each successor
+/// counts for fresh counters; the `.dtc` file stores the distance of the
+/// positions where this is not their value (docs/FORMAT.md).
+pub fn threat_value<E>(
+    pos: &Position,
+    moves: &[Move],
+    mut successor: impl FnMut(&Position) -> Result<Value, E>,
+) -> Result<Value, E> {
+    let mut best = Value::new(Wdl::Loss, 0);
+    for m in moves {
+        let v = successor(&pos.play(m))?.back_one_ply(m.converts());
+        if value_order(v) > value_order(best) {
+            best = v;
         }
     }
     Ok(best)

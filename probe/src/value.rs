@@ -148,6 +148,18 @@ impl Value {
     }
 }
 
+/// A sort key: better values for the side to move are greater. Wins by
+/// shortest distance, then cursed wins, draws, blessed losses, and losses
+/// by longest distance.
+pub fn value_order(v: Value) -> (i8, i32) {
+    let d = v.plies.0 as i32;
+    match v.wdl {
+        Wdl::Win | Wdl::CursedWin => (v.wdl as i8, -d),
+        Wdl::Draw => (0, 0),
+        Wdl::BlessedLoss | Wdl::Loss => (v.wdl as i8, d),
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.wdl {

@@ -5,7 +5,7 @@
 //! name it gives, or refused if a table cannot hold them.
 
 use damka::format::{
-    block_checksum, content_hash, encode_stored_results, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile,
+    block_checksum, content_hash, encode_stored_entries, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile,
     TableSlice, BLOCK_ENTRY_LEN, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
@@ -190,7 +190,7 @@ proptest! {
         }
         let Ok(file) = TableFile::new(&damaged) else { return Ok(()) };
         if kind == Kind::Wdl {
-            prop_assert_eq!(file.stored_results(), &STORED[..]);
+            prop_assert_eq!(file.stored_entries(), &STORED[..]);
         }
         let per_block = file.header().block_positions as usize * file.header().entry_bytes as usize;
         for b in 0..file.header().blocks {
@@ -217,7 +217,7 @@ fn header(kind: Kind, positions: u64, block_positions: u32, blocks: u32) -> Head
     with_list(kind, positions, block_positions, blocks, &[])
 }
 
-/// A header whose file lists `list` (encoded) as its stored results.
+/// A header whose file lists `list` (encoded) as its stored entries.
 fn with_list(kind: Kind, positions: u64, block_positions: u32, blocks: u32, list: &[u8]) -> Header {
     Header {
         slice: TableSlice::Draughts(Variant::Russian, Material::new(1, 0, 1, 0)),
@@ -231,13 +231,13 @@ fn with_list(kind: Kind, positions: u64, block_positions: u32, blocks: u32, list
         counts: Counts::default(),
         longest_win: 0,
         longest_loss: 0,
-        stored_results: if list.is_empty() { 0 } else { STORED.len() as u32 },
-        stored_results_len: list.len() as u32,
-        stored_results_checksum: content_hash(list),
+        stored_entries: if list.is_empty() { 0 } else { STORED.len() as u32 },
+        stored_entries_len: list.len() as u32,
+        stored_entries_checksum: content_hash(list),
     }
 }
 
-/// The stored results of the `.wdl` tables [`table`] makes.
+/// The stored entries of the tables [`table`] makes.
 const STORED: [u64; 3] = [3, 17, 249];
 
 /// A small valid table of three blocks with entries drawn from `seed`, laid
@@ -265,7 +265,7 @@ fn table(kind: Kind, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let compressed: Vec<Vec<u8>> =
         entries.chunks(chunk).map(|c| zstd::bulk::compress(&pack_entries(kind, c), 3).unwrap()).collect();
     let blocks = compressed.len() as u32;
-    let list = if kind == Kind::Wdl { encode_stored_results(&STORED) } else { Vec::new() };
+    let list = encode_stored_entries(&STORED);
     let mut out = with_list(kind, positions, block_positions, blocks, &list).encode().expect("a name that fits").to_vec();
     let mut offset = (HEADER_LEN + compressed.len() * BLOCK_ENTRY_LEN + list.len()) as u64;
     for c in &compressed {
@@ -279,17 +279,16 @@ fn table(kind: Kind, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let file = TableFile::new(&out[..]).expect("a valid table");
     let read: Vec<u8> = (0..blocks).flat_map(|b| file.read_block(b).unwrap()).collect();
     assert_eq!(read, entries);
-    if kind == Kind::Wdl {
-        assert_eq!(file.stored_results(), &STORED);
-        assert!(STORED.iter().all(|&i| file.result_is_stored(i)) && !file.result_is_stored(4));
-    }
+    assert_eq!(file.stored_entries(), &STORED);
+    assert!(STORED.iter().all(|&i| file.entry_is_stored(i)) && !file.entry_is_stored(4));
     (out, entries)
 }
 
 /// A table of an older format version (version 1 counted a blocked side's
 /// rule loss in 0 plies, version 2 stored every position and result codes
-/// in `.dtc` files, version 3 every settled threat's result) is refused by
-/// name, not read with today's meaning.
+/// in `.dtc` files, version 3 every settled threat's result, version 4
+/// every settled threat's distance) is refused by name, not read with
+/// today's meaning.
 #[test]
 fn a_table_of_another_format_version_is_refused() {
     let mut bytes = header(Kind::Wdl, 100, 100, 1).encode().expect("a name that fits").to_vec();
@@ -301,7 +300,7 @@ fn a_table_of_another_format_version_is_refused() {
         err.to_string(),
         format!("format version 1 (this reader knows {FORMAT_VERSION}): rebuild the tables with `damka generate`")
     );
-    for old in [2u16, 3] {
+    for old in [2u16, 3, 4] {
         bytes[8..10].copy_from_slice(&old.to_le_bytes());
         assert_eq!(Header::decode(&bytes).unwrap_err(), FormatError::Version(old));
     }
@@ -322,20 +321,26 @@ fn a_rule_set_name_is_stored_whole_or_refused() {
     }
 }
 
-/// A `.wdl` file's list of stored results (docs/FORMAT.md) that is
-/// damaged, cut short or out of order is refused by name.
+/// A file's list of stored entries (docs/FORMAT.md) that is damaged, cut
+/// short or out of order is refused by name.
 #[test]
-fn a_bad_list_of_stored_results_is_refused() {
-    let (bytes, _) = table(Kind::Wdl, 7);
+fn a_bad_list_of_stored_entries_is_refused() {
+    for kind in [Kind::Wdl, Kind::Distance] {
+        refuses_a_bad_list(kind);
+    }
+}
+
+fn refuses_a_bad_list(kind: Kind) {
+    let (bytes, _) = table(kind, 7);
     let header = Header::decode(&bytes).unwrap();
     let start = HEADER_LEN + header.blocks as usize * BLOCK_ENTRY_LEN;
     let err = |b: &[u8]| TableFile::new(b).err();
 
     let mut flipped = bytes.clone();
     flipped[start] ^= 1;
-    assert_eq!(err(&flipped), Some(FormatError::StoredResults("checksum mismatch")));
-    let cut = &bytes[..start + header.stored_results_len as usize - 1];
-    assert_eq!(err(cut), Some(FormatError::StoredResults("cut short")));
+    assert_eq!(err(&flipped), Some(FormatError::StoredEntries("checksum mismatch")));
+    let cut = &bytes[..start + header.stored_entries_len as usize - 1];
+    assert_eq!(err(cut), Some(FormatError::StoredEntries("cut short")));
 
     // A list whose checksum is right but whose indices repeat, or pass the
     // slice's end: differences 3 then 0, and 3 then 300.
@@ -343,15 +348,15 @@ fn a_bad_list_of_stored_results_is_refused() {
         let raw: Vec<u8> = deltas.iter().flat_map(|d| d.to_le_bytes()).collect();
         let list = zstd::bulk::compress(&raw, 3).unwrap();
         let mut h = header.clone();
-        h.stored_results = 3;
-        h.stored_results_len = list.len() as u32;
-        h.stored_results_checksum = content_hash(&list);
+        h.stored_entries = 3;
+        h.stored_entries_len = list.len() as u32;
+        h.stored_entries_checksum = content_hash(&list);
         // Blocks keep their offsets only for a list of the same length:
         // the error comes before the blocks are looked at either way.
         let mut bad = h.encode().unwrap().to_vec();
         bad.extend_from_slice(&bytes[HEADER_LEN..start]);
         bad.extend_from_slice(&list);
-        bad.extend_from_slice(&bytes[start + header.stored_results_len as usize..]);
-        assert_eq!(err(&bad), Some(FormatError::StoredResults("not in index order, or beyond the slice")), "{deltas:?}");
+        bad.extend_from_slice(&bytes[start + header.stored_entries_len as usize..]);
+        assert_eq!(err(&bad), Some(FormatError::StoredEntries("not in index order, or beyond the slice")), "{kind:?} {deltas:?}");
     }
 }

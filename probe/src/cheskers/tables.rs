@@ -16,7 +16,8 @@ use crate::directory::Manifest;
 use crate::format::{FormatError, Kind as TableKind, TableFile, TableSlice};
 use crate::game::Game;
 use crate::mmap::MappedFile;
-use crate::probe::{value_order, ProbeError};
+use crate::probe::ProbeError;
+use crate::value::value_order;
 use crate::rules::RuleSet;
 use crate::value::{Value, Wdl};
 
