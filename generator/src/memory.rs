@@ -37,6 +37,11 @@ pub const SOLVING_BYTES_PER_POSITION: f64 = 6.0;
 /// wide distances, and the two-byte value).
 pub const LOADING_BYTES_PER_POSITION: f64 = 5.0;
 
+/// Memory in flight while a slice is read back, per position of the slices
+/// its quiet moves lead to (its twin, and where a promotion leads): both
+/// their files decompressed, which resolving its settled threats reads.
+pub const REACHED_BYTES_PER_POSITION: f64 = 3.0;
+
 /// The process itself (a job whose pair is finished peaks at 5 MB), with
 /// room for the thread pool and the allocator's slack: with it the
 /// estimates of those five jobs come within -10% to +25% of their peaks.
@@ -64,7 +69,8 @@ fn solving(pair: Material) -> f64 {
 
 /// Memory in flight while reading `slice` back, its values included.
 fn loading(slice: Material) -> f64 {
-    size(slice) * (KEPT_BYTES_PER_POSITION + LOADING_BYTES_PER_POSITION)
+    let reached: f64 = graph::quiet_moves_lead_to(slice).filter(|&m| m != slice).map(size).sum();
+    size(slice) * (KEPT_BYTES_PER_POSITION + LOADING_BYTES_PER_POSITION) + reached * REACHED_BYTES_PER_POSITION
 }
 
 /// The steps of a build and the peak memory they are estimated at.
