@@ -212,7 +212,7 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
                     // A settled threat's moves lead into the pair's other
                     // slice and to slices solved before.
                     let lookup = |m: Material| finals.iter().find(|f| f.index.material() == m).or_else(|| known.get(&m).map(|k| &**k));
-                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, s, &lookup)?;
+                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, !job.rules.is_empty(), s, &lookup)?;
                     by_pieces.bytes += wdl + dtc;
                     by_pieces.wdl_bytes += wdl;
                     by_pieces.positions += s.index.size();

@@ -67,16 +67,19 @@ pub enum Stored {
 
 /// Writes both files of `solved`; `lookup` gives every slice its positions'
 /// moves lead to (the pair's other slice, promotions, captures), solved.
-/// Returns the bytes written, `.wdl` and `.dtc`.
+/// `limits`: the rule set has move limits (without, a settled threat's
+/// one-ply value is its value: no entry is stored). Returns the bytes
+/// written, `.wdl` and `.dtc`.
 pub fn write<'a>(
     dir: &Path,
     variant: Variant,
     rules: &RulesId,
+    limits: bool,
     solved: &Solved,
     lookup: &(dyn Fn(Material) -> Option<&'a Solved> + Sync),
 ) -> Result<[u64; 2]> {
     let material = solved.index.material();
-    let stored = how_stored(solved, variant, lookup)?;
+    let stored = how_stored(solved, variant, limits, lookup)?;
     write_slice(
         |kind| table_path(dir, variant, material, kind),
         TableSlice::Draughts(variant, material),
@@ -87,10 +90,15 @@ pub fn write<'a>(
 }
 
 /// How each position of `solved` is stored: settled threats found, and
-/// whether their result stands, from the solved values of their successors.
+/// whether their result and value stand, from the solved values of their
+/// successors. Without move `limits` neither does: a value is then the
+/// best of its moves' one ply back, by definition (`damka verify` checks
+/// every stored one that way, and the tests every probed one against the
+/// solver).
 fn how_stored<'a>(
     solved: &Solved,
     variant: Variant,
+    limits: bool,
     lookup: &(dyn Fn(Material) -> Option<&'a Solved> + Sync),
 ) -> Result<Vec<Stored>> {
     const CHUNK: usize = 1 << 14;
@@ -111,6 +119,9 @@ fn how_stored<'a>(
                     }
                     if !is_settled_threat(&pos, variant, &mut moves) {
                         return Ok(Stored::Plain);
+                    }
+                    if !limits {
+                        return Ok(Stored::Threat { stands: false, value_stands: false });
                     }
                     let one_ply = threat_value(&pos, &moves, |after| {
                         let after = white_to_move(after);
