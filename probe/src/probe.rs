@@ -215,7 +215,6 @@ fn verdict_order(v: Verdict) -> i8 {
     }
 }
 
-
 /// A table file, checked and mapped.
 struct Table {
     file: TableFile<MappedFile>,
@@ -302,7 +301,6 @@ impl MaterialTable {
     }
 }
 
-/// Where a position's value comes from.
 /// The most entries of the memo of resolved results: 2^18, 2 MiB (a
 /// 32nd of the cache budget where that is less).
 const MEMO_ENTRIES: usize = 1 << 18;
@@ -311,13 +309,16 @@ const MEMO_ENTRIES: usize = 1 << 18;
 enum Resolved {
     /// A capture position, from its captures: its value.
     Capture(Value),
-    /// A settled threat, from its moves: its result (its distance is
-    /// stored).
+    /// A settled threat, asked for its value: from its moves, and its
+    /// distance from the `.dtc` file where that lists it.
+    ThreatValue(Value),
+    /// A settled threat, asked for its result: from its moves.
     Threat(Wdl),
     /// From its entries.
     Stored,
 }
 
+/// Where a position's value comes from.
 enum Located {
     /// No table needed: a side has no pieces.
     Decided(Value),
@@ -558,8 +559,8 @@ impl Tablebase {
     fn wdl<A: Access>(&self, pos: &Position) -> Result<Wdl, A::Error> {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v.wdl),
-            Located::Entry { slice, index } => match self.resolve::<A>(pos, slice, index)? {
-                Resolved::Capture(v) => Ok(v.wdl),
+            Located::Entry { slice, index } => match self.resolve::<A>(pos, slice, index, false)? {
+                Resolved::Capture(v) | Resolved::ThreatValue(v) => Ok(v.wdl),
                 Resolved::Threat(wdl) => Ok(wdl),
                 Resolved::Stored => self.code::<A>(slice, index),
             },
@@ -570,15 +571,10 @@ impl Tablebase {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v),
             Located::Entry { slice, index } => {
-                let wdl = match self.resolve::<A>(pos, slice, index)? {
-                    Resolved::Capture(v) => return Ok(v),
-                    Resolved::Threat(Wdl::Draw) => return Ok(Value::DRAW),
-                    Resolved::Threat(wdl) => {
-                        if !A::table(self, slice, Kind::Distance)?.file.entry_is_stored(index) {
-                            return self.threat_value::<A>(pos, slice, index);
-                        }
-                        wdl
-                    }
+                let wdl = match self.resolve::<A>(pos, slice, index, true)? {
+                    Resolved::Capture(v) | Resolved::ThreatValue(v) => return Ok(v),
+                    // Not given when the value is asked (`ThreatValue` is).
+                    Resolved::Threat(wdl) => wdl,
                     Resolved::Stored => self.code::<A>(slice, index)?,
                 };
                 if wdl == Wdl::Draw {
@@ -591,9 +587,10 @@ impl Tablebase {
 
     /// How the position at `index` of `slice` is answered: a capture
     /// position from the results its captures lead to, a settled threat
-    /// from its moves' (unless its `.wdl` file lists its result as stored),
-    /// any other position from its entries.
-    fn resolve<A: Access>(&self, pos: &Position, slice: usize, index: u64) -> Result<Resolved, A::Error> {
+    /// from its moves' results, or for the `value` their values (unless
+    /// its `.wdl` file lists its result as stored), any other position
+    /// from its entries.
+    fn resolve<A: Access>(&self, pos: &Position, slice: usize, index: u64, value: bool) -> Result<Resolved, A::Error> {
         // Most quiet positions face no threat and are stored: that test
         // comes before the memo's word, which is seldom in the CPU's cache.
         if !has_capture(pos, self.variant) && !is_threatened(pos, self.variant) {
@@ -601,8 +598,10 @@ impl Tablebase {
         }
         match self.memo.get(slice, index) {
             Some((memo::Kind::Capture, v)) => return Ok(Resolved::Capture(v)),
-            Some((_, v)) => return Ok(Resolved::Threat(v.wdl)),
-            None => {}
+            Some((memo::Kind::ThreatValue, v)) if value => return Ok(Resolved::ThreatValue(v)),
+            Some((_, v)) if !value => return Ok(Resolved::Threat(v.wdl)),
+            // A result alone does not answer a value.
+            _ => {}
         }
         let mut moves = Vec::new();
         let wdl_after = |after: &Position| self.wdl::<A>(after);
@@ -615,21 +614,21 @@ impl Tablebase {
         {
             return Ok(Resolved::Stored);
         }
+        if value {
+            // The one-ply value, but the distance its `.dtc` file stores
+            // (a draw has none to store).
+            let one_ply = resolve::threat_value(pos, &moves, |after| self.value::<A>(after))?;
+            let v = if one_ply.wdl != Wdl::Draw && A::table(self, slice, Kind::Distance)?.file.entry_is_stored(index) {
+                Value::new(one_ply.wdl, self.entry::<A>(slice, Kind::Distance, index)?)
+            } else {
+                one_ply
+            };
+            self.memo.put(slice, index, memo::Kind::ThreatValue, v);
+            return Ok(Resolved::ThreatValue(v));
+        }
         let wdl = resolve::threat_result(pos, &moves, wdl_after)?;
         self.memo.put(slice, index, memo::Kind::ThreatResult, Value::new(wdl, 0));
         Ok(Resolved::Threat(wdl))
-    }
-
-    /// The value of the settled threat at `index` of `slice` whose `.dtc`
-    /// file does not store its distance: from its moves, one ply deep.
-    fn threat_value<A: Access>(&self, pos: &Position, slice: usize, index: u64) -> Result<Value, A::Error> {
-        if let Some((memo::Kind::ThreatValue, v)) = self.memo.get(slice, index) {
-            return Ok(v);
-        }
-        let moves = legal_moves(pos, self.variant);
-        let v = resolve::threat_value(pos, &moves, |after| self.value::<A>(after))?;
-        self.memo.put(slice, index, memo::Kind::ThreatValue, v);
-        Ok(v)
     }
 
     /// The stored result code of a quiet position.
