@@ -86,16 +86,6 @@ fn fill<T: Copy>(v: &mut [T], dc: &[bool]) {
     }
 }
 
-/// Better values for the side to move are greater (as the probe ranks them).
-fn order(v: Value) -> (i8, i32) {
-    let d = v.plies.0 as i32;
-    match v.wdl {
-        Wdl::Win | Wdl::CursedWin => (v.wdl as i8, -d),
-        Wdl::Draw => (0, 0),
-        Wdl::BlessedLoss | Wdl::Loss => (v.wdl as i8, d),
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let pieces: u8 = args.get(1).map_or(5, |s| s.parse().unwrap());
@@ -217,7 +207,7 @@ fn main() {
                         let there = &known[&damka::Material::of(&w)];
                         Value::unpack(there.values[there.index.index_unchecked(&w) as usize]).unwrap().back_one_ply(converts)
                     })
-                    .max_by_key(|v| order(*v))
+                    .max_by_key(|v| damka::value::value_order(*v))
                     .unwrap_or(Value::new(Wdl::Loss, 1));
                 best != Value::unpack(s.values[i as usize]).unwrap()
             })

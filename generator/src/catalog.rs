@@ -140,15 +140,19 @@ pub fn combine(wdl: &Loaded, dtc: &Loaded) -> Vec<u16> {
     (0..wdl.raw.len())
         .into_par_iter()
         .with_min_len(1 << 14)
-        .map(|i| {
-            let code = wdl.raw[i] as u16;
-            if code == 0 {
-                0
-            } else {
-                (dtc.entry(i) << 3) | code
-            }
-        })
+        .map(|i| packed_at(wdl, dtc, i))
         .collect()
+}
+
+/// The packed value at `i` of a slice's files: its result code, with its
+/// distance unless it is a draw (whose `.dtc` entry is "don't care").
+fn packed_at(wdl: &Loaded, dtc: &Loaded, i: usize) -> u16 {
+    let code = wdl.raw[i] as u16;
+    if code == 0 {
+        0
+    } else {
+        (dtc.entry(i) << 3) | code
+    }
 }
 
 /// What resolving a slice's settled threats reads: its `.wdl` and `.dtc`
@@ -205,11 +209,7 @@ pub fn resolve_dont_cares<'a>(
                     let after = white_to_move(after);
                     let m = Material::of(&after);
                     let (index, [wdl, dtc]) = threats.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
-                    let i = index.index_unchecked(&after) as usize;
-                    Ok(match code_of(wdl, i) {
-                        damka::Wdl::Draw => Value::DRAW,
-                        result => Value::new(result, dtc.entry(i)),
-                    })
+                    Ok(Value::unpack(packed_at(wdl, dtc, index.index_unchecked(&after) as usize)).unwrap_or(Value::DRAW))
                 };
                 let one_ply = threat_value(&pos, &moves, reply).map_err(missing)?;
                 let stored = |file: &Loaded| file.stored_entries.binary_search(&(at as u64)).is_ok();
