@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use damka::game::Game;
 use damka::format::{Kind, BLOCK_ENTRY_LEN, HEADER_LEN};
-use damka::movegen::has_capture;
+use damka::movegen::{has_capture, is_threatened};
 use damka::resolve::{is_settled_threat, threat_result, threat_value, white_to_move};
 use damka::{
     fen, Cached, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
@@ -99,11 +99,19 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
         let pos = white_to_move(pos);
         known[&Material::of(&pos)].value(&pos)
     };
-    let (mut settled, mut stored, mut distance_stored) = (0, 0, 0);
+    let (mut settled, mut stored, mut distance_stored, mut unsettled) = (0, 0, 0, 0);
     let mut moves = Vec::new();
     for material in tb.materials() {
         for pos in positions(material) {
             if !is_settled_threat(&pos, Variant::Russian, &mut moves) {
+                // Other threats are stored; the memo remembers that, so
+                // the second probe takes another road than the first.
+                if is_threatened(&pos, Variant::Russian) && !has_capture(&pos, Variant::Russian) {
+                    let value = value_of(&pos);
+                    assert_eq!(tb.probe_value(&pos).unwrap(), value, "{}", fen::write(&pos, Variant::Russian));
+                    assert_eq!(tb.probe_value(&pos.flip()).unwrap(), value, "{}", fen::write(&pos.flip(), Variant::Russian));
+                    unsettled += 1;
+                }
                 continue;
             }
             settled += 1;
@@ -118,6 +126,7 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
         }
     }
     assert!(settled > 100_000 && stored > 1_000, "{settled} settled threats, {stored} with their result stored");
+    assert!(unsettled > 10_000, "{unsettled} other threats");
     assert!(distance_stored >= stored, "{distance_stored} with their distance stored, {stored} with their result");
 }
 

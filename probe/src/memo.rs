@@ -18,13 +18,15 @@ const KEY_MASK: u64 = (1 << (INDEX_BITS + SLICE_BITS)) - 1;
 const VALUE_SHIFT: u32 = INDEX_BITS + SLICE_BITS;
 const KIND_SHIFT: u32 = VALUE_SHIFT + 16;
 
-/// What a memo entry holds: the value of a capture position, or the result
-/// or the whole value of a settled threat.
+/// What a memo entry holds: the value of a capture position, the result
+/// or the whole value of a settled threat, or that a threatened position
+/// is answered by its stored entries (its value is then no answer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Capture = 1,
     ThreatResult = 2,
     ThreatValue = 3,
+    Stored = 4,
 }
 
 pub(crate) struct Memo {
@@ -60,6 +62,7 @@ impl Memo {
             1 => Kind::Capture,
             2 => Kind::ThreatResult,
             3 => Kind::ThreatValue,
+            4 => Kind::Stored,
             _ => return None,
         };
         Some((kind, Value::unpack((w >> VALUE_SHIFT) as u16)?))
@@ -92,6 +95,8 @@ mod tests {
         let win = Value::new(Wdl::Win, 1);
         memo.put(7, (1 << INDEX_BITS) - 1, Kind::Capture, win);
         assert_eq!(memo.get(7, (1 << INDEX_BITS) - 1), Some((Kind::Capture, win)));
+        memo.put(9, 12, Kind::Stored, Value::DRAW);
+        assert_eq!(memo.get(9, 12), Some((Kind::Stored, Value::DRAW)));
         // An empty word is no entry, even for key 0.
         assert_eq!(memo.get(0, 0), None);
         // Keys beyond a word are never kept.

@@ -597,6 +597,7 @@ impl Tablebase {
             return Ok(Resolved::Stored);
         }
         match self.memo.get(slice, index) {
+            Some((memo::Kind::Stored, _)) => return Ok(Resolved::Stored),
             Some((memo::Kind::Capture, v)) => return Ok(Resolved::Capture(v)),
             Some((memo::Kind::ThreatValue, v)) if value => return Ok(Resolved::ThreatValue(v)),
             Some((_, v)) if !value => return Ok(Resolved::Threat(v.wdl)),
@@ -612,6 +613,9 @@ impl Tablebase {
         if !resolve::is_settled_threat(pos, self.variant, &mut moves)
             || A::table(self, slice, Kind::Wdl)?.file.entry_is_stored(index)
         {
+            // Remembered too: the next probe of this threat then skips
+            // its move generation.
+            self.memo.put(slice, index, memo::Kind::Stored, Value::DRAW);
             return Ok(Resolved::Stored);
         }
         if value {
