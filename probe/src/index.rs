@@ -101,7 +101,13 @@ fn rank_set(mut set: u32, taken: u32) -> u64 {
 
 /// The `k`-set of rank `rank` among the squares not in `taken`.
 #[inline]
-fn unrank_set(mut rank: u64, k: u32, taken: u32) -> u32 {
+fn unrank_set(rank: u64, k: u32, taken: u32) -> u32 {
+    expand(unrank_compressed(rank, k), taken)
+}
+
+/// The `k`-set of rank `rank` in colex order, in compressed numbering.
+#[inline]
+fn unrank_compressed(mut rank: u64, k: u32) -> u32 {
     let mut compressed = 0u32;
     let mut top = 32;
     for i in (1..=k).rev() {
@@ -120,7 +126,120 @@ fn unrank_set(mut rank: u64, k: u32, taken: u32) -> u32 {
         compressed |= 1 << lo;
         top = lo;
     }
-    expand(compressed, taken)
+    compressed
+}
+
+/// The set after `set` in colex order among sets as large within `n`
+/// elements (Gosper's hack), `None` after the last. The empty set is the
+/// only one of its size.
+#[inline]
+fn next_subset(set: u32, n: u32) -> Option<u32> {
+    if set == 0 {
+        return None;
+    }
+    let set = set as u64;
+    let low = set & set.wrapping_neg();
+    let ripple = set + low;
+    let next = ripple | ((ripple ^ set) >> 2 >> low.trailing_zeros());
+    (next >> n == 0).then_some(next as u32)
+}
+
+/// The squares not in `taken` in increasing order: compressed square `j`
+/// is `free[j]`.
+#[inline]
+fn free_squares(taken: u32) -> [u8; 32] {
+    let mut free = [0u8; 32];
+    let mut rest = !taken;
+    let mut j = 0;
+    while rest != 0 {
+        free[j] = rest.trailing_zeros() as u8;
+        rest &= rest - 1;
+        j += 1;
+    }
+    free
+}
+
+/// [`expand`] through a list of [`free_squares`].
+#[inline]
+fn expand_by(mut compressed: u32, free: &[u8; 32]) -> u32 {
+    let mut out = 0;
+    while compressed != 0 {
+        out |= 1 << free[compressed.trailing_zeros() as usize];
+        compressed &= compressed - 1;
+    }
+    out
+}
+
+/// A walk through consecutive positions of a slice: the king placements of
+/// a men configuration in rank order, by stepping each colour's kings to
+/// their next set instead of unranking every index.
+struct KingsWalk {
+    config_rank: u64,
+    config: MenConfig,
+    /// Compressed sets: White's kings among the squares the men leave
+    /// free, Black's among those White's kings leave free too.
+    white: u32,
+    black: u32,
+    free_white: [u8; 32],
+    free_black: [u8; 32],
+    white_kings: u32,
+    black_kings: u32,
+}
+
+impl KingsWalk {
+    fn at(index: &SliceIndex, i: u64) -> KingsWalk {
+        let (config_rank, kings) = (i / index.kings_per_config, i % index.kings_per_config);
+        let config = index.config(config_rank);
+        let m = index.material;
+        let opp_count = binomial(32 - config.occupied().count_ones() - m.own_kings as u32, m.opp_kings as u32);
+        let white = unrank_compressed(kings / opp_count, m.own_kings as u32);
+        let black = unrank_compressed(kings % opp_count, m.opp_kings as u32);
+        let mut walk = KingsWalk {
+            config_rank,
+            config,
+            white,
+            black,
+            free_white: free_squares(config.occupied()),
+            free_black: [0; 32],
+            white_kings: 0,
+            black_kings: 0,
+        };
+        walk.place_white();
+        walk
+    }
+
+    /// Places White's kings, and Black's around them.
+    fn place_white(&mut self) {
+        self.white_kings = expand_by(self.white, &self.free_white);
+        self.free_black = free_squares(self.config.occupied() | self.white_kings);
+        self.black_kings = expand_by(self.black, &self.free_black);
+    }
+
+    fn position(&self, index: &SliceIndex) -> Position {
+        index.position_with(self.config, self.white_kings, self.black_kings).expect("walked kings fit the slice")
+    }
+
+    /// On to the next index (which must be within the slice).
+    fn step(&mut self, index: &SliceIndex) {
+        let m = index.material;
+        let (ok, ak) = (m.own_kings as u32, m.opp_kings as u32);
+        let free = 32 - self.config.occupied().count_ones();
+        if let Some(black) = next_subset(self.black, free - ok) {
+            self.black = black;
+            self.black_kings = expand_by(black, &self.free_black);
+            return;
+        }
+        self.black = (1 << ak) - 1;
+        if let Some(white) = next_subset(self.white, free) {
+            self.white = white;
+        } else {
+            self.config_rank += 1;
+            self.config = index.config(self.config_rank);
+            self.free_white = free_squares(self.config.occupied());
+            self.white = (1 << ok) - 1;
+        }
+        self.place_white();
+    }
 }
 
 /// Spreads compressed square numbers back over the squares not in `taken`.
@@ -335,21 +454,16 @@ impl SliceIndex {
     }
 
     /// The positions at indices `range` (within `size()`), in order:
-    /// [`SliceIndex::position`] of each, the men configuration unranked
-    /// once for all the positions that share it.
+    /// [`SliceIndex::position`] of each, but stepped from the one before:
+    /// only the first index is unranked.
     pub fn positions(&self, range: std::ops::Range<u64>) -> impl Iterator<Item = Position> + '_ {
-        let mut config: Option<(u64, MenConfig)> = None;
+        let mut walk: Option<KingsWalk> = None;
         range.map(move |i| {
-            let rank = i / self.kings_per_config;
-            let c = match config {
-                Some((at, c)) if at == rank => c,
-                _ => {
-                    let c = self.config(rank);
-                    config = Some((rank, c));
-                    c
-                }
-            };
-            self.position_in(c, i % self.kings_per_config)
+            match &mut walk {
+                Some(w) => w.step(self),
+                None => walk = Some(KingsWalk::at(self, i)),
+            }
+            walk.as_ref().expect("set above").position(self)
         })
     }
 
@@ -497,14 +611,21 @@ mod tests {
 
     #[test]
     fn positions_in_a_range_are_those_at_each_index() {
-        let index = SliceIndex::new(Material::new(1, 1, 1, 1));
-        let kpc = index.kings_per_config();
-        // Across configuration boundaries, from mid-configuration.
-        let range = kpc / 2..kpc * 3 + 5;
-        let walked: Vec<Position> = index.positions(range.clone()).collect();
-        assert_eq!(walked.len() as u64, range.end - range.start);
-        for (i, pos) in range.zip(walked) {
-            assert_eq!(pos, index.position(i), "index {i}");
+        // Kings of both colours, of one, of none; men of both, of one, of
+        // none (own kings, own men, opponent's kings, opponent's men).
+        for counts in [(1, 1, 1, 1), (2, 0, 3, 0), (0, 2, 1, 1), (1, 1, 0, 2), (0, 2, 0, 2), (3, 0, 0, 1), (1, 0, 1, 0)] {
+            let index = SliceIndex::new(Material::new(counts.0, counts.1, counts.2, counts.3));
+            let kpc = index.kings_per_config();
+            // Across configuration boundaries, from mid-configuration, and
+            // to the slice's end.
+            let ranges = [kpc / 2..(kpc * 3 + 5).min(index.size()), index.size().saturating_sub(kpc + 7)..index.size()];
+            for range in ranges {
+                let walked: Vec<Position> = index.positions(range.clone()).collect();
+                assert_eq!(walked.len() as u64, range.end - range.start);
+                for (i, pos) in range.zip(walked) {
+                    assert_eq!(pos, index.position(i), "{counts:?}, index {i}");
+                }
+            }
         }
     }
 
