@@ -235,7 +235,10 @@ fn main() {
         let positions = random_positions(&probe_tb, 2000, quiet, &mut rng);
         for (kind, value) in [("wdl", false), ("value", true)] {
             time_probes(&probe_tb, &positions, 1, 1, value);
+            let misses = probe_tb.cache_stats().misses;
             let t = time_probes(&probe_tb, &positions, 2, 1, value);
+            // Blocks read and decompressed: exact where times are noisy.
+            let blocks = (probe_tb.cache_stats().misses - misses) as f64 / (2 * positions.len()) as f64;
             report(
                 "probe_uncached",
                 &[
@@ -244,6 +247,7 @@ fn main() {
                     ("pieces", pieces.clone()),
                     ("cpu_us_per_probe", opt(t.cpu_ns, 1000.0)),
                     ("wall_us_per_probe", format!("{:.2}", t.wall_ns / 1000.0)),
+                    ("blocks_per_probe", format!("{blocks:.2}")),
                 ],
             );
         }
