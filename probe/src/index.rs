@@ -437,16 +437,6 @@ impl SliceIndex {
         self.config_rank(config) * self.kings_per_config + kings_rank
     }
 
-    /// The rank of the kings of `pos` (White to move, this slice) within its
-    /// configuration.
-    #[inline]
-    pub fn kings_rank_of(&self, pos: &Position) -> u64 {
-        let white = dense(pos.pieces(Color::White));
-        let black = dense(pos.pieces(Color::Black));
-        let kings = dense(pos.all_kings());
-        self.kings_rank((white | black) & !kings, white & kings, black & kings)
-    }
-
     /// The position (White to move) at `index` < `size()`.
     pub fn position(&self, index: u64) -> Position {
         let config = self.config(index / self.kings_per_config);

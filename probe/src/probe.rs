@@ -31,7 +31,7 @@ use crate::cache::{BlockCache, CacheStats, ProbeScope};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
 use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, TableSlice, PACKED_CODES};
-use crate::index::{MenConfig, SliceIndex};
+use crate::index::SliceIndex;
 use crate::material::Material;
 use crate::mmap::MappedFile;
 use crate::memo::{self, Memo};
@@ -732,8 +732,7 @@ impl Tablebase {
         let Some(slice) = self.by_material.get(material) else {
             return Err(self.missing(material, Kind::Wdl));
         };
-        let index = &self.slices[slice].index;
-        let index = index.config_rank(MenConfig::of(&pos)) * index.kings_per_config() + index.kings_rank_of(&pos);
+        let index = self.slices[slice].index.index_unchecked(&pos);
         Ok(Located::Entry { slice, index })
     }
 
