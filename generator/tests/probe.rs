@@ -93,6 +93,8 @@ fn probes_return_the_stored_values_under_the_russian_draw_rules() {
 fn settled_threats_probe_to_the_values_the_solver_found() {
     let tables = support::generate_with_rules("probe-threats", Variant::Russian, 4, "russian");
     let tb = open(tables.path(), 1 << 22);
+    // Without a cache there is no memo either: every probe resolves anew.
+    let bare = open(tables.path(), 0);
     let rules = Arc::new(RuleSet::preset("russian").expect("a preset"));
     let known = solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4);
     let value_of = |pos: &Position| {
@@ -110,6 +112,7 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
                     let value = value_of(&pos);
                     assert_eq!(tb.probe_value(&pos).unwrap(), value, "{}", fen::write(&pos, Variant::Russian));
                     assert_eq!(tb.probe_value(&pos.flip()).unwrap(), value, "{}", fen::write(&pos.flip(), Variant::Russian));
+                    assert_eq!(bare.probe_value(&pos).unwrap(), value, "{}", fen::write(&pos, Variant::Russian));
                     unsettled += 1;
                 }
                 continue;
@@ -123,6 +126,7 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
             assert_eq!(tb.probe_value(&pos).unwrap(), value, "{}", fen::write(&pos, Variant::Russian));
             assert_eq!(tb.probe_wdl(&pos.flip()).unwrap(), value.wdl, "{}", fen::write(&pos.flip(), Variant::Russian));
             assert_eq!(tb.probe_value(&pos.flip()).unwrap(), value, "{}", fen::write(&pos.flip(), Variant::Russian));
+            assert_eq!(bare.probe_value(&pos).unwrap(), value, "{}", fen::write(&pos, Variant::Russian));
         }
     }
     assert!(settled > 100_000 && stored > 1_000, "{settled} settled threats, {stored} with their result stored");
