@@ -11,6 +11,7 @@
 //! capture resolution only, so what these commands see is what an engine
 //! would see.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -184,10 +185,20 @@ pub fn resolve_dont_cares<'a>(
         .map(|(c, chunk)| {
             let (mut moves, mut replies) = (Vec::new(), Vec::new());
             let mut words = vec![0u64; chunk.len().div_ceil(64)];
+            // Captures lead to few slices: keep the last one found rather
+            // than hash its material for every capture.
+            let last: Cell<Option<(Material, &SliceIndex, &[u16])>> = Cell::new(None);
             let successor = |after: &damka::Position| {
                 let after = white_to_move(after);
                 let m = Material::of(&after);
-                let (index, values) = lookup(m).ok_or(m)?;
+                let (index, values) = match last.get() {
+                    Some((at, index, values)) if at == m => (index, values),
+                    _ => {
+                        let (index, values) = lookup(m).ok_or(m)?;
+                        last.set(Some((m, index, values)));
+                        (index, values)
+                    }
+                };
                 Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
             };
             let start = (c * CHUNK) as u64;
