@@ -156,6 +156,21 @@ fn packed_at(wdl: &Loaded, dtc: &Loaded, i: usize) -> u16 {
     }
 }
 
+/// `lookup`, remembering the last slice it found: the moves of a run of
+/// positions lead to few slices, and hashing a material for every move
+/// showed in profiles of writing and of reading slices back.
+pub fn remembering_last<T: Copy>(lookup: impl Fn(Material) -> Option<T>) -> impl Fn(Material) -> Option<T> {
+    let last: Cell<Option<(Material, T)>> = Cell::new(None);
+    move |m| match last.get() {
+        Some((at, found)) if at == m => Some(found),
+        _ => {
+            let found = lookup(m)?;
+            last.set(Some((m, found)));
+            Some(found)
+        }
+    }
+}
+
 /// What resolving a slice's settled threats reads: its `.wdl` and `.dtc`
 /// files, and both files of the slices its quiet moves lead to (the
 /// pair's other slice, and the slice a promotion leads to).
@@ -185,20 +200,11 @@ pub fn resolve_dont_cares<'a>(
         .map(|(c, chunk)| {
             let (mut moves, mut replies) = (Vec::new(), Vec::new());
             let mut words = vec![0u64; chunk.len().div_ceil(64)];
-            // Captures lead to few slices: keep the last one found rather
-            // than hash its material for every capture.
-            let last: Cell<Option<(Material, &SliceIndex, &[u16])>> = Cell::new(None);
+            let lookup = remembering_last(lookup);
             let successor = |after: &damka::Position| {
                 let after = white_to_move(after);
                 let m = Material::of(&after);
-                let (index, values) = match last.get() {
-                    Some((at, index, values)) if at == m => (index, values),
-                    _ => {
-                        let (index, values) = lookup(m).ok_or(m)?;
-                        last.set(Some((m, index, values)));
-                        (index, values)
-                    }
-                };
+                let (index, values) = lookup(m).ok_or(m)?;
                 Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
             };
             let start = (c * CHUNK) as u64;

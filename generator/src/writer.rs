@@ -108,8 +108,7 @@ fn how_stored<'a>(
         .into_par_iter()
         .map(|c| {
             let mut moves = Vec::new();
-            // Successors lie in few slices: keep the last one found.
-            let mut last: Option<(Material, &Solved)> = None;
+            let lookup = catalog::remembering_last(lookup);
             let range = c * CHUNK..solved.values.len().min((c + 1) * CHUNK);
             let positions = solved.index.positions(range.start as u64..range.end as u64);
             range
@@ -127,11 +126,7 @@ fn how_stored<'a>(
                     let one_ply = threat_value(&pos, &moves, |after| {
                         let after = white_to_move(after);
                         let m = Material::of(&after);
-                        let there = match last {
-                            Some((at, there)) if at == m => there,
-                            _ => lookup(m).ok_or(m)?,
-                        };
-                        last = Some((m, there));
+                        let there = lookup(m).ok_or(m)?;
                         Ok(unpacked(there.values[there.index.index_unchecked(&after) as usize]))
                     })
                     .map_err(|m: Material| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
