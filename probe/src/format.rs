@@ -431,9 +431,10 @@ pub fn block_checksum(compressed: &[u8]) -> u64 {
     hash(compressed)
 }
 
-/// The list of settled threats with their result stored, as a `.wdl` file
-/// holds it: the indices' differences (the first from 0) as little-endian
-/// u64, compressed as one zstd frame, empty where there are none.
+/// The list of settled threats with their entry stored, as a file holds
+/// it (`.wdl`: their results, `.dtc`: their distances): the indices'
+/// differences (the first from 0) as little-endian u64, compressed as one
+/// zstd frame, empty where there are none.
 pub fn encode_stored_entries(indices: &[u64]) -> Vec<u8> {
     if indices.is_empty() {
         return Vec::new();
@@ -467,7 +468,7 @@ fn decode_stored_entries(list: &[u8], count: u32, positions: u64) -> Result<Vec<
 pub struct TableFile<B> {
     bytes: B,
     header: Header,
-    /// `.wdl`: the settled threats whose result is stored, by index.
+    /// The settled threats whose entry is stored, by index.
     stored_entries: Vec<u64>,
 }
 
