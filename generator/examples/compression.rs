@@ -9,6 +9,7 @@
 //! repeat the entry before them.
 use std::time::Instant;
 
+use damka::layout::{EntryLayout, EntryOrder};
 use damka::movegen::has_capture;
 use damka::resolve::{is_settled_threat, threat_result};
 use damka::{Position, RuleSet, Value, Variant, Wdl};
@@ -125,6 +126,11 @@ fn main() {
         "dtc dc+settled dist z9 8K",
         "dtc dc+settled dist z9 16K",
     ];
+    // Format 6: the settled-threat codings of both files with the entries
+    // in each order of the index's parts (z9, 16K / 8K), and per slice the
+    // order that compresses best.
+    let orders: Vec<EntryOrder> = EntryOrder::all().collect();
+    let mut by_order = vec![[[0usize; 8]; 2]; orders.len() + 1];
     let mut tot = vec![[0usize; 8]; names.len()];
     let mut positions = [0u64; 8];
     let mut captures = [0u64; 8];
@@ -248,7 +254,9 @@ fn main() {
         let mut dist: Vec<u16> = s.values.iter().map(|&v| v >> 3).collect();
         fill(&mut dist, &dist_needed);
         let settled_dist_dc: Vec<bool> = (0..n).map(|i| dist_needed[i] || (settled[i] && !value_wrong[i])).collect();
-        let mut sdist: Vec<u16> = s.values.iter().map(|&v| v >> 3).collect();
+        let sdist_raw: Vec<u16> = s.values.iter().map(|&v| v >> 3).collect();
+        let wide_codes: Vec<u16> = codes.iter().map(|&c| c as u16).collect();
+        let mut sdist = sdist_raw.clone();
         fill(&mut sdist, &settled_dist_dc);
         let sbytes: Vec<u8> = if maxd < 256 { sdist.iter().map(|&d| d as u8).collect() } else { sdist.iter().flat_map(|d| d.to_le_bytes()).collect() };
         let dbytes: Vec<u8> = if maxd < 256 { dist.iter().map(|&d| d as u8).collect() } else { dist.iter().flat_map(|d| d.to_le_bytes()).collect() };
@@ -285,15 +293,45 @@ fn main() {
         for (i, b) in results.iter().enumerate() {
             tot[i][p] += b;
         }
+        for (file, (entries, dont_care, per)) in [(&wide_codes, &settled, 16384), (&sdist_raw, &settled_dist_dc, 8192)].into_iter().enumerate() {
+            let sizes: Vec<usize> = orders
+                .iter()
+                .map(|&order| {
+                    let layout = EntryLayout::new(&s.index, order);
+                    let slots = 0..n as u64;
+                    let mut e: Vec<u16> = slots.clone().map(|j| entries[layout.index(j) as usize]).collect();
+                    let dc: Vec<bool> = slots.map(|j| dont_care[layout.index(j) as usize]).collect();
+                    fill(&mut e, &dc);
+                    match file {
+                        0 => blocks(&e.iter().map(|&c| c as u8).collect::<Vec<u8>>(), per, |c| z(9)(&base5(c))),
+                        _ if maxd < 256 => blocks(&e.iter().map(|&d| d as u8).collect::<Vec<u8>>(), per, z(9)),
+                        _ => blocks(&e.iter().flat_map(|d| d.to_le_bytes()).collect::<Vec<u8>>(), 2 * per, z(9)),
+                    }
+                })
+                .collect();
+            for (o, b) in sizes.iter().enumerate() {
+                by_order[o][file][p] += b;
+            }
+            by_order[orders.len()][file][p] += sizes.iter().min().unwrap();
+        }
     }
     let all: u64 = positions.iter().sum();
     println!("positions by pieces {:?}; capture share {:?}", &positions[2..=pieces as usize],
         (2..=pieces as usize).map(|p| format!("{:.1}%", 100.0 * captures[p] as f64 / positions[p] as f64)).collect::<Vec<_>>());
     println!("settled threats (quiet) {:?}; resolved wrongly one ply deep {:?}", &settled_quiet[2..=pieces as usize], &exceptions[2..=pieces as usize]);
     println!("settled threats whose one-ply value is wrong {:?}", &value_exceptions[2..=pieces as usize]);
-    for (i, name) in names.iter().enumerate() {
-        let sum: usize = tot[i].iter().sum();
-        let per: Vec<String> = (2..=pieces as usize).map(|p| format!("{}p {:.1}", p, positions[p] as f64 / tot[i][p].max(1) as f64)).collect();
+    let line = |name: &str, tot: &[usize; 8]| {
+        let sum: usize = tot.iter().sum();
+        let per: Vec<String> = (2..=pieces as usize).map(|p| format!("{}p {:.1}", p, positions[p] as f64 / tot[p].max(1) as f64)).collect();
         println!("{name:34} {sum:>11} B  {:>7.1} pos/B  [{}]", all as f64 / sum as f64, per.join(", "));
+    };
+    for (i, name) in names.iter().enumerate() {
+        line(name, &tot[i]);
+    }
+    for (file, name) in ["wdl dc+settled base5 z9 16K", "dtc dc+settled dist z9 8K"].iter().enumerate() {
+        for (o, order) in orders.iter().enumerate() {
+            line(&format!("{name}, order {}", order.name()), &by_order[o][file]);
+        }
+        line(&format!("{name}, best order per slice"), &by_order[orders.len()][file]);
     }
 }

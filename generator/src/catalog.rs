@@ -318,5 +318,24 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     if !bad.is_empty() {
         return Err(LoadError::Blocks(bad));
     }
-    Ok(Loaded { header: file.header().clone(), raw, stored_entries: file.stored_entries().to_vec() })
+    let header = file.header().clone();
+    let raw = in_index_order(&header, raw);
+    Ok(Loaded { header, raw, stored_entries: file.stored_entries().to_vec() })
+}
+
+/// A file's entries (`raw`, as the file orders them) in index order; as
+/// they are where the header's position count is not the slice's (the
+/// caller reports that).
+fn in_index_order(header: &Header, raw: Vec<u8>) -> Vec<u8> {
+    let layout = header.layout();
+    if layout.positions() != Some(header.positions) {
+        return raw;
+    }
+    let width = header.entry_bytes as usize;
+    let mut ordered = vec![0; raw.len()];
+    ordered.par_chunks_mut(width).enumerate().for_each(|(i, entry)| {
+        let slot = layout.slot(i as u64) as usize * width;
+        entry.copy_from_slice(&raw[slot..slot + width]);
+    });
+    ordered
 }

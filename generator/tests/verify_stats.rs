@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use damka::format::{block_checksum, pack_entries, BlockEntry, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
+use damka::layout::EntryOrder;
 use damka::movegen::has_capture;
 use damka::resolve::is_settled_threat;
 use damka::rules::Binding;
@@ -42,18 +43,33 @@ fn path(dir: &Path, material: &str, kind: Kind) -> PathBuf {
     table_path(dir, RUSSIAN, material.parse().expect("material"), kind)
 }
 
-/// A table file's header and raw entries.
+/// A table file's header and raw entries, in index order.
 fn read_table(path: &Path) -> (Header, Vec<u8>) {
     let file = TableFile::new(std::fs::read(path).expect("table file")).expect("sound table");
-    let raw = (0..file.header().blocks).flat_map(|b| file.read_block(b).expect("sound block")).collect();
+    let in_file: Vec<u8> = (0..file.header().blocks).flat_map(|b| file.read_block(b).expect("sound block")).collect();
+    let (layout, width) = (file.header().layout(), file.header().entry_bytes as usize);
+    let raw = (0..file.header().positions)
+        .flat_map(|i| {
+            let slot = layout.slot(i) as usize * width;
+            in_file[slot..slot + width].to_vec()
+        })
+        .collect();
     (file.header().clone(), raw)
 }
 
 /// Writes a table file the way docs/FORMAT.md lays it out, so that every
 /// checksum is valid whatever the entries say. `raw` is what the reader
-/// hands out: one result code a byte, or a distance in one or two bytes.
+/// hands out, in index order: one result code a byte, or a distance in one
+/// or two bytes.
 fn write_table(path: &Path, header: &Header, raw: &[u8]) {
-    let chunk = header.block_positions as usize * header.entry_bytes as usize;
+    let (layout, width) = (header.layout(), header.entry_bytes as usize);
+    let raw: Vec<u8> = (0..header.positions)
+        .flat_map(|slot| {
+            let i = layout.index(slot) as usize * width;
+            raw[i..i + width].to_vec()
+        })
+        .collect();
+    let chunk = header.block_positions as usize * width;
     let blocks: Vec<Vec<u8>> =
         raw.chunks(chunk).map(|c| zstd::bulk::compress(&pack_entries(header.kind, c), 3).expect("compress")).collect();
     assert_eq!(blocks.len(), header.blocks as usize);
@@ -102,6 +118,12 @@ fn stored(material: &str) -> Vec<bool> {
 /// values of its positions (only those stored as they are may change), as
 /// the generator writes them: a change only the one-ply search can see.
 fn rewrite_values(dir: &Path, material: &str, change: impl FnOnce(&mut [u16])) {
+    rewrite(dir, material, None, change)
+}
+
+/// [`rewrite_values`], the entries in `order` where one is given (else in
+/// the order the files have).
+fn rewrite(dir: &Path, material: &str, order: Option<EntryOrder>, change: impl FnOnce(&mut [u16])) {
     let index = SliceIndex::new(material.parse().unwrap());
     let before: Vec<u16> = {
         let tb = Tablebase::open(dir, OpenOptions::new(RUSSIAN)).expect("tables open");
@@ -121,7 +143,7 @@ fn rewrite_values(dir: &Path, material: &str, change: impl FnOnce(&mut [u16])) {
         (false, false) => Stored::Threat { stands: wdl.entry_is_stored(i as u64), value_stands: dtc.entry_is_stored(i as u64) },
     };
     let rules = RulesId { name: header.rules_name, hash: header.rules_hash };
-    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, &values, how).expect("written");
+    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, &values, how, &[order.unwrap_or(header.order)]).expect("written");
 }
 
 #[test]
@@ -203,6 +225,30 @@ fn a_changed_value_with_valid_checksums_is_reported_at_its_position() {
     assert!(!out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&fen_text) && text.contains(&format!("expected {before}")), "{text}");
+}
+
+/// Whatever order of the index's parts a slice's files store their entries
+/// in, probes, reading back and `damka verify` see the same values.
+#[test]
+fn every_entry_order_reads_back_the_same_values() {
+    let dir = generate_with(4, "russian");
+    let (material, slice) = ("KKvKM", "KKvKM".parse().unwrap());
+    let index = SliceIndex::new(slice);
+    let probe_all = || {
+        let tb = Tablebase::open(dir.path(), OpenOptions::new(RUSSIAN)).expect("tables open");
+        (0..index.size()).map(|i| tb.probe_value(&index.position(i)).expect("probes")).collect::<Vec<Value>>()
+    };
+    let before = probe_all();
+    for order in EntryOrder::all() {
+        rewrite(dir.path(), material, Some(order), |_| {});
+        for kind in [Kind::Wdl, Kind::Distance] {
+            assert_eq!(read_table(&path(dir.path(), material, kind)).0.order, order);
+        }
+        assert!(probe_all() == before, "{order:?}: other values");
+        let opts = Options { dir: dir.path().to_path_buf(), variant: None, slice: Some(slice), progress: false, rules: None };
+        let report = verify::run(&opts).expect("verify runs");
+        assert!(report.is_ok() && report.positions == index.size(), "{order:?}: {:#?}", report.problems);
+    }
 }
 
 #[test]

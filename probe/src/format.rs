@@ -11,6 +11,8 @@ use std::path::Path;
 
 use crate::cheskers;
 use crate::game::Game;
+use crate::index::SliceIndex;
+use crate::layout::{EntryLayout, EntryOrder};
 use crate::material::Material;
 use crate::variant::Variant;
 
@@ -21,8 +23,10 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// (docs/FORMAT.md). 4: so are the results of settled threats
 /// ([`crate::resolve::is_settled_threat`]) but those a `.wdl` file lists
 /// after its block index ([`TableFile::entry_is_stored`]). 5: and so are
-/// their distances, but those a `.dtc` file lists the same way.
-pub const FORMAT_VERSION: u16 = 5;
+/// their distances, but those a `.dtc` file lists the same way. 6: a file
+/// stores its entries in the order of index parts its header names
+/// ([`crate::layout`]).
+pub const FORMAT_VERSION: u16 = 6;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 136;
@@ -147,6 +151,9 @@ pub struct Header {
     /// Bytes per entry after decompression: 1 for `.wdl` (one code per
     /// byte), 1 or 2 for `.dtc` (as the slice's longest distance needs).
     pub entry_bytes: u8,
+    /// The order of the entries: which part of the index varies fastest
+    /// (Cheskers tables: always the index's own).
+    pub order: EntryOrder,
     pub block_positions: u32,
     pub blocks: u32,
     pub counts: Counts,
@@ -199,6 +206,14 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 }
 
 impl Header {
+    /// Where the file stores each position's entry.
+    pub fn layout(&self) -> EntryLayout {
+        match self.slice {
+            TableSlice::Draughts(_, material) => EntryLayout::new(&SliceIndex::new(material), self.order),
+            TableSlice::Cheskers(_) => EntryLayout::identity(),
+        }
+    }
+
     /// The header's bytes; a rule set name that would not read back the
     /// same is refused, not cut.
     pub fn encode(&self) -> Result<[u8; HEADER_LEN], FormatError> {
@@ -213,6 +228,7 @@ impl Header {
         b[12] = self.slice.game().id();
         b[13] = self.kind.id();
         b[14] = self.entry_bytes;
+        b[15] = self.order.id();
         match self.slice {
             TableSlice::Draughts(_, m) => b[16..20].copy_from_slice(&[m.own_kings, m.own_men, m.opp_kings, m.opp_men]),
             TableSlice::Cheskers(m) => {
@@ -264,6 +280,7 @@ impl Header {
         if !matches!((kind, entry_bytes), (Kind::Wdl, 1) | (Kind::Distance, 1 | 2)) {
             return Err(FormatError::BadHeader("entry width does not fit the value kind"));
         }
+        let order = EntryOrder::from_id(b[15]).ok_or(FormatError::BadHeader("unknown entry order"))?;
         let slice = match game {
             Game::Draughts(variant) => {
                 let material = Material::new(b[16], b[17], b[18], b[19]);
@@ -285,6 +302,9 @@ impl Header {
                 if !material.is_stored() || !fits(&material.own) || !fits(&material.opp) {
                     return Err(FormatError::BadHeader("impossible material"));
                 }
+                if order != EntryOrder::INDEX {
+                    return Err(FormatError::BadHeader("Cheskers entries are stored in index order"));
+                }
                 TableSlice::Cheskers(material)
             }
         };
@@ -299,6 +319,7 @@ impl Header {
             rules_hash: u64_at(36),
             positions: u64_at(44),
             entry_bytes,
+            order,
             block_positions: u32_at(52),
             blocks: u32_at(56),
             counts: Counts {

@@ -316,6 +316,19 @@ impl MenConfig {
     }
 }
 
+/// A position's index and the three parts it is made of, `index =
+/// (config * own placements + own_kings) * opponent's placements +
+/// opp_kings`: what a file's entry order lays out (layout.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexParts {
+    pub index: u64,
+    /// Rank of the men configuration.
+    pub config: u64,
+    /// Rank of the own kings' placement, and of the opponent's.
+    pub own_kings: u64,
+    pub opp_kings: u64,
+}
+
 /// The indexer of one slice.
 #[derive(Clone, Debug)]
 pub struct SliceIndex {
@@ -356,6 +369,15 @@ impl SliceIndex {
     /// King placements per men configuration.
     pub fn kings_per_config(&self) -> u64 {
         self.kings_per_config
+    }
+
+    /// Placements of the own kings, and of the opponent's beside them, on
+    /// the squares a men configuration leaves free: a king placement's rank
+    /// is `own * opponent's count + opponent's`.
+    pub fn king_placements(&self) -> (u64, u64) {
+        let free = 32 - self.material.own_men as u32 - self.material.opp_men as u32;
+        let own_kings = self.material.own_kings as u32;
+        (binomial(free, own_kings), binomial(free - own_kings, self.material.opp_kings as u32))
     }
 
     pub fn config_rank(&self, c: MenConfig) -> u64 {
@@ -428,13 +450,23 @@ impl SliceIndex {
     /// slice with White to move.
     #[inline]
     pub fn index_unchecked(&self, pos: &Position) -> u64 {
+        self.parts_unchecked(pos).index
+    }
+
+    /// [`SliceIndex::index_unchecked`] with the parts the index is made of.
+    #[inline]
+    pub fn parts_unchecked(&self, pos: &Position) -> IndexParts {
         debug_assert!(pos.turn() == Color::White && Material::of(pos) == self.material);
         let white = dense(pos.pieces(Color::White));
         let black = dense(pos.pieces(Color::Black));
         let kings = dense(pos.all_kings());
         let config = MenConfig { white: white & !kings, black: black & !kings };
-        let kings_rank = self.kings_rank(config.occupied(), white & kings, black & kings);
-        self.config_rank(config) * self.kings_per_config + kings_rank
+        let men = config.occupied();
+        let own_kings = rank_set(white & kings, men);
+        let opp_kings = rank_set(black & kings, men | (white & kings));
+        let config = self.config_rank(config);
+        let opp = binomial(32 - men.count_ones() - self.material.own_kings as u32, self.material.opp_kings as u32);
+        IndexParts { index: config * self.kings_per_config + own_kings * opp + opp_kings, config, own_kings, opp_kings }
     }
 
     /// The position (White to move) at `index` < `size()`.

@@ -39,6 +39,7 @@ pub mod fen;
 pub mod format;
 pub mod game;
 pub mod index;
+pub mod layout;
 pub mod material;
 mod memo;
 mod mmap;

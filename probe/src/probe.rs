@@ -31,7 +31,8 @@ use crate::cache::{BlockCache, CacheStats, ProbeScope};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
 use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, TableSlice, PACKED_CODES};
-use crate::index::SliceIndex;
+use crate::index::{IndexParts, SliceIndex};
+use crate::layout::EntryLayout;
 use crate::material::Material;
 use crate::mmap::MappedFile;
 use crate::memo::{self, Memo};
@@ -218,6 +219,8 @@ fn verdict_order(v: Verdict) -> i8 {
 /// A table file, checked and mapped.
 struct Table {
     file: TableFile<MappedFile>,
+    /// Where each position's entry stands in the file.
+    layout: EntryLayout,
     block_positions: u64,
     /// log2 of `block_positions` when it is a power of two (as damka
     /// writes it): a shift instead of a 64-bit division on every probe.
@@ -225,12 +228,14 @@ struct Table {
 }
 
 impl Table {
-    /// The block holding entry `index`, and the entry's place in it.
+    /// The block holding the entry of the position `at`, and the entry's
+    /// place in it.
     #[inline]
-    fn locate(&self, index: u64) -> (u64, usize) {
+    fn locate(&self, at: IndexParts) -> (u64, usize) {
+        let slot = self.layout.slot_of(at);
         match self.block_shift {
-            Some(shift) => (index >> shift, (index & (self.block_positions - 1)) as usize),
-            None => (index / self.block_positions, (index % self.block_positions) as usize),
+            Some(shift) => (slot >> shift, (slot & (self.block_positions - 1)) as usize),
+            None => (slot / self.block_positions, (slot % self.block_positions) as usize),
         }
     }
 }
@@ -322,7 +327,8 @@ enum Resolved {
 enum Located {
     /// No table needed: a side has no pieces.
     Decided(Value),
-    Entry { slice: usize, index: u64 },
+    /// The entries of the position `at` in `slice`.
+    Entry { slice: usize, at: IndexParts },
 }
 
 /// A directory of tables for one game, shared by any number of threads.
@@ -559,10 +565,10 @@ impl Tablebase {
     fn wdl<A: Access>(&self, pos: &Position) -> Result<Wdl, A::Error> {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v.wdl),
-            Located::Entry { slice, index } => match self.resolve::<A>(pos, slice, index, false)? {
+            Located::Entry { slice, at } => match self.resolve::<A>(pos, slice, at, false)? {
                 Resolved::Capture(v) | Resolved::ThreatValue(v) => Ok(v.wdl),
                 Resolved::Threat(wdl) => Ok(wdl),
-                Resolved::Stored => self.code::<A>(slice, index),
+                Resolved::Stored => self.code::<A>(slice, at),
             },
         }
     }
@@ -570,17 +576,17 @@ impl Tablebase {
     fn value<A: Access>(&self, pos: &Position) -> Result<Value, A::Error> {
         match self.locate(pos)? {
             Located::Decided(v) => Ok(v),
-            Located::Entry { slice, index } => {
-                let wdl = match self.resolve::<A>(pos, slice, index, true)? {
+            Located::Entry { slice, at } => {
+                let wdl = match self.resolve::<A>(pos, slice, at, true)? {
                     Resolved::Capture(v) | Resolved::ThreatValue(v) => return Ok(v),
                     // Not given when the value is asked (`ThreatValue` is).
                     Resolved::Threat(wdl) => wdl,
-                    Resolved::Stored => self.code::<A>(slice, index)?,
+                    Resolved::Stored => self.code::<A>(slice, at)?,
                 };
                 if wdl == Wdl::Draw {
                     return Ok(Value::DRAW);
                 }
-                Ok(Value::new(wdl, self.entry::<A>(slice, Kind::Distance, index)?))
+                Ok(Value::new(wdl, self.entry::<A>(slice, Kind::Distance, at)?))
             }
         }
     }
@@ -590,7 +596,8 @@ impl Tablebase {
     /// from its moves' results, or for the `value` their values (unless
     /// its `.wdl` file lists its result as stored), any other position
     /// from its entries.
-    fn resolve<A: Access>(&self, pos: &Position, slice: usize, index: u64, value: bool) -> Result<Resolved, A::Error> {
+    fn resolve<A: Access>(&self, pos: &Position, slice: usize, at: IndexParts, value: bool) -> Result<Resolved, A::Error> {
+        let index = at.index;
         // Most quiet positions face no threat and are stored: that test
         // comes before the memo's word, which is seldom in the CPU's cache.
         if !has_capture(pos, self.variant) && !is_threatened(pos, self.variant) {
@@ -623,7 +630,7 @@ impl Tablebase {
             // (a draw has none to store).
             let one_ply = resolve::threat_value(pos, &moves, |after| self.value::<A>(after))?;
             let v = if one_ply.wdl != Wdl::Draw && A::table(self, slice, Kind::Distance)?.file.entry_is_stored(index) {
-                Value::new(one_ply.wdl, self.entry::<A>(slice, Kind::Distance, index)?)
+                Value::new(one_ply.wdl, self.entry::<A>(slice, Kind::Distance, at)?)
             } else {
                 one_ply
             };
@@ -637,8 +644,8 @@ impl Tablebase {
 
     /// The stored result code of a quiet position.
     #[inline]
-    fn code<A: Access>(&self, slice: usize, index: u64) -> Result<Wdl, A::Error> {
-        Ok(decode(self.entry::<A>(slice, Kind::Wdl, index)?).wdl)
+    fn code<A: Access>(&self, slice: usize, at: IndexParts) -> Result<Wdl, A::Error> {
+        Ok(decode(self.entry::<A>(slice, Kind::Wdl, at)?).wdl)
     }
 
     /// The result of the game state (`pos` with move-limit `counters`)
@@ -732,8 +739,8 @@ impl Tablebase {
         let Some(slice) = self.by_material.get(material) else {
             return Err(self.missing(material, Kind::Wdl));
         };
-        let index = self.slices[slice].index.index_unchecked(&pos);
-        Ok(Located::Entry { slice, index })
+        let at = self.slices[slice].index.parts_unchecked(&pos);
+        Ok(Located::Entry { slice, at })
     }
 
     fn missing(&self, material: Material, kind: Kind) -> ProbeError {
@@ -748,9 +755,9 @@ impl Tablebase {
 
     /// The raw entry (result code or distance) at `index`.
     #[inline]
-    fn entry<A: Access>(&self, slice: usize, kind: Kind, index: u64) -> Result<u16, A::Error> {
+    fn entry<A: Access>(&self, slice: usize, kind: Kind, at: IndexParts) -> Result<u16, A::Error> {
         let table = A::table(self, slice, kind)?;
-        let (block, at) = table.locate(index);
+        let (block, at) = table.locate(at);
         let key = block_key(slice, kind, block);
         let load = || self.read_block(table, slice, kind, block as u32);
         match kind {
@@ -822,7 +829,8 @@ impl Tablebase {
         }
         let block_positions = h.block_positions as u64;
         let block_shift = block_positions.is_power_of_two().then(|| block_positions.trailing_zeros());
-        Ok(Table { file, block_positions, block_shift })
+        let layout = h.layout();
+        Ok(Table { file, layout, block_positions, block_shift })
     }
 }
 

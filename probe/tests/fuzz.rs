@@ -8,6 +8,7 @@ use damka::format::{
     block_checksum, content_hash, encode_stored_entries, pack_entries, BlockEntry, Counts, FormatError, Header, Kind, TableFile,
     TableSlice, BLOCK_ENTRY_LEN, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
+use damka::layout::EntryOrder;
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
 use damka::{fen, Material, RuleSet, SliceIndex, Variant};
 use proptest::prelude::*;
@@ -223,6 +224,7 @@ fn with_list(kind: Kind, positions: u64, block_positions: u32, blocks: u32, list
         slice: TableSlice::Draughts(Variant::Russian, Material::new(1, 0, 1, 0)),
         kind,
         entry_bytes: if kind == Kind::Wdl { 1 } else { 2 },
+        order: EntryOrder::INDEX,
         rules_name: "none".into(),
         rules_hash: 7,
         positions,

@@ -11,6 +11,7 @@ use super::TablesArgs;
 use crate::catalog::misnamed;
 use crate::journal::is_journal_name;
 use damka::format::{read_header, Kind, TableSlice};
+use damka::layout::EntryOrder;
 use damka::game::Game;
 use serde_json::json;
 
@@ -29,6 +30,17 @@ struct Slice {
     positions: u64,
     wdl_bytes: Option<u64>,
     dtc_bytes: Option<u64>,
+    /// The order of each file's entries (docs/FORMAT.md, Entry order).
+    wdl_order: Option<EntryOrder>,
+    dtc_order: Option<EntryOrder>,
+}
+
+impl Slice {
+    /// The entry orders of both files, as the listing prints them.
+    fn orders(&self) -> String {
+        let name = |o: Option<EntryOrder>| o.map_or("-", EntryOrder::name);
+        format!("{} {}", name(self.wdl_order), name(self.dtc_order))
+    }
 }
 
 /// Tables of one variant built with one rule set.
@@ -77,8 +89,8 @@ fn scan(dir: &Path, only: Option<Game>) -> Result<Listing> {
         let slice = set.entry((name.pieces(), name)).or_default();
         slice.positions = header.positions;
         match kind {
-            Kind::Wdl => slice.wdl_bytes = Some(bytes),
-            Kind::Distance => slice.dtc_bytes = Some(bytes),
+            Kind::Wdl => (slice.wdl_bytes, slice.wdl_order) = (Some(bytes), Some(header.order)),
+            Kind::Distance => (slice.dtc_bytes, slice.dtc_order) = (Some(bytes), Some(header.order)),
         }
     }
     // A slice needs both files: engines probe the `.wdl`, distances and
@@ -134,6 +146,8 @@ fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
                         "dtc_bytes": s.dtc_bytes,
                         "wdl_positions_per_byte": per_byte(s.positions, s.wdl_bytes),
                         "dtc_positions_per_byte": per_byte(s.positions, s.dtc_bytes),
+                        "wdl_order": s.wdl_order.map(EntryOrder::name),
+                        "dtc_order": s.dtc_order.map(EntryOrder::name),
                     })
                 })
                 .collect();
@@ -172,11 +186,11 @@ fn print_text(dir: &Path, only: Option<Game>, listing: &Listing) {
             "{variant}, rule set {rules} ({hash:016x}): {} slices up to {max} pieces, {positions} positions",
             slices.len()
         );
-        let line = |name: &str, positions: u64, wdl: Option<u64>, dtc: Option<u64>| {
+        let line = |name: &str, positions: u64, wdl: Option<u64>, dtc: Option<u64>, orders: &str| {
             // What the distances cost against the results.
             let cost = wdl.zip(dtc).filter(|(w, _)| *w > 0).map(|(w, d)| d as f64 / w as f64);
             println!(
-                "  {name:<10} {positions:>14} {:>12} {:>9} {:>12} {:>9} {:>8}",
+                "  {name:<10} {positions:>14} {:>12} {:>9} {:>12} {:>9} {:>8}  {orders}",
                 bytes(wdl),
                 ratio(per_byte(positions, wdl)),
                 bytes(dtc),
@@ -185,18 +199,19 @@ fn print_text(dir: &Path, only: Option<Game>, listing: &Listing) {
             );
         };
         println!(
-            "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9} {:>8}",
-            "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte", "dtc/wdl"
+            "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9} {:>8}  {}",
+            "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte", "dtc/wdl", "entry order, wdl dtc (slowest part first)"
         );
         for ((_, material), s) in slices {
-            line(&material.material_name(), s.positions, s.wdl_bytes, s.dtc_bytes);
+            line(&material.material_name(), s.positions, s.wdl_bytes, s.dtc_bytes, &s.orders());
         }
         for pieces in 2..=max {
             let of = || slices.iter().filter(move |((p, _), _)| *p == pieces).map(|(_, s)| s);
             let sum = |f: fn(&Slice) -> Option<u64>| of().filter_map(f).sum::<u64>();
-            line(&format!("{pieces} pieces"), of().map(|s| s.positions).sum(), Some(sum(|s| s.wdl_bytes)), Some(sum(|s| s.dtc_bytes)));
+            let (wdl, dtc) = (Some(sum(|s| s.wdl_bytes)), Some(sum(|s| s.dtc_bytes)));
+            line(&format!("{pieces} pieces"), of().map(|s| s.positions).sum(), wdl, dtc, "");
         }
-        line("total", positions, Some(wdl), Some(dtc));
+        line("total", positions, Some(wdl), Some(dtc), "");
     }
     if !listing.problems.is_empty() {
         println!("problems:");
