@@ -38,6 +38,24 @@ impl EntryOrder {
         (0..ORDERS.len() as u8).map(EntryOrder)
     }
 
+    /// The orders that lay out the slice of `index` differently, each the
+    /// first of those that lay it out alike (a part with one value, such
+    /// as the kings of a side without any, goes anywhere): one for a
+    /// slice of men alone, two where one side has kings.
+    pub fn distinct(index: &SliceIndex) -> Vec<EntryOrder> {
+        let (own, opp) = index.king_placements();
+        let radix = [index.configs(), own, opp];
+        let mut seen: Vec<Vec<usize>> = Vec::new();
+        EntryOrder::all()
+            .filter(|o| {
+                let varying: Vec<usize> = ORDERS[o.0 as usize].into_iter().filter(|&p| radix[p] > 1).collect();
+                let new = !seen.contains(&varying);
+                seen.push(varying);
+                new
+            })
+            .collect()
+    }
+
     /// The order a header's byte names, if any.
     pub fn from_id(id: u8) -> Option<EntryOrder> {
         ((id as usize) < ORDERS.len()).then_some(EntryOrder(id))
@@ -113,6 +131,37 @@ impl EntryLayout {
         parts.config * self.strides[CONFIG] + parts.own_kings * self.strides[OWN_KINGS] + parts.opp_kings * self.strides[OPP_KINGS]
     }
 
+    /// The indices of the positions in `slots`, in slot order: the parts
+    /// stepped from one slot to the next like an odometer, without the
+    /// divisions of [`Self::index`] for each.
+    pub fn indices(&self, slots: std::ops::Range<u64>) -> impl Iterator<Item = u64> + '_ {
+        let start = slots.start;
+        let [_, own, opp] = self.radix;
+        let mut parts = match self.identity {
+            true => [0; 3],
+            false => {
+                let index = self.index(start);
+                [index / (own * opp), index / opp % own, index % opp]
+            }
+        };
+        let [a, b, c] = self.order;
+        slots.map(move |slot| {
+            if self.identity {
+                return slot;
+            }
+            let index = (parts[CONFIG] * own + parts[OWN_KINGS]) * opp + parts[OPP_KINGS];
+            // The fastest part steps, carrying into the slower ones.
+            for p in [c, b, a] {
+                parts[p] += 1;
+                if parts[p] < self.radix[p] {
+                    break;
+                }
+                parts[p] = 0;
+            }
+            index
+        })
+    }
+
     /// The index of the position in `slot`: the inverse of [`Self::slot`].
     #[inline]
     pub fn index(&self, slot: u64) -> u64 {
@@ -150,10 +199,36 @@ mod tests {
                     assert!(slot < n && !seen[slot as usize], "{material} {order:?}: slot {slot} of {i}");
                     seen[slot as usize] = true;
                     assert_eq!(layout.index(slot), i, "{material} {order:?}");
+                    assert_eq!(layout.indices(slot..slot + 1).next(), Some(i), "{material} {order:?}");
                     if order == EntryOrder::INDEX {
                         assert_eq!(slot, i);
                     }
                 }
+                // Stepping through slots gives what inverting each does.
+                for from in [0, n / 3] {
+                    let stepped: Vec<u64> = layout.indices(from..n).collect();
+                    assert!(stepped.iter().zip(from..).all(|(&i, slot)| i == layout.index(slot)), "{material} {order:?}");
+                }
+            }
+        }
+    }
+
+    /// Orders that [`EntryOrder::distinct`] leaves out lay the slice out as
+    /// one it keeps.
+    #[test]
+    fn distinct_orders_lay_out_differently() {
+        for (material, distinct) in [((0, 2, 0, 1), 1), ((1, 1, 0, 1), 2), ((0, 1, 2, 0), 2), ((2, 0, 1, 0), 2), ((1, 1, 1, 1), 6)] {
+            let index = SliceIndex::new(Material::new(material.0, material.1, material.2, material.3));
+            let kept = EntryOrder::distinct(&index);
+            assert_eq!(kept.len(), distinct, "{material:?}");
+            assert_eq!(kept[0], EntryOrder::INDEX);
+            let slots = |o| {
+                let layout = EntryLayout::new(&index, o);
+                (0..index.size()).map(|i| layout.slot(i)).collect::<Vec<u64>>()
+            };
+            for order in EntryOrder::all() {
+                let same = kept.iter().filter(|&&k| slots(k) == slots(order)).count();
+                assert_eq!(same, 1, "{material:?} {order:?}: laid out as {same} kept orders");
             }
         }
     }
