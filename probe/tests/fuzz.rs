@@ -302,10 +302,35 @@ fn a_table_of_another_format_version_is_refused() {
         err.to_string(),
         format!("format version 1 (this reader knows {FORMAT_VERSION}): rebuild the tables with `damka generate`")
     );
-    for old in [2u16, 3, 4] {
+    for old in [2u16, 3, 4, 5] {
         bytes[8..10].copy_from_slice(&old.to_le_bytes());
         assert_eq!(Header::decode(&bytes).unwrap_err(), FormatError::Version(old));
     }
+}
+
+/// Byte 15 names one of the six entry orders; any other value, or another
+/// order than the index's in a Cheskers table, is refused (with a valid
+/// checksum, so that the order itself is what is read).
+#[test]
+fn an_unknown_entry_order_is_refused() {
+    let with_order = |header: &Header, order: u8| {
+        let mut bytes = header.encode().expect("a name that fits").to_vec();
+        bytes[15] = order;
+        let sum = content_hash(&bytes[..HEADER_LEN - 8]);
+        bytes[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
+        Header::decode(&bytes)
+    };
+    let draughts = header(Kind::Wdl, 100, 100, 1);
+    for order in EntryOrder::all() {
+        assert_eq!(with_order(&draughts, order.id()).map(|h| h.order), Ok(order));
+    }
+    for bad in [6u8, 7, 255] {
+        assert_eq!(with_order(&draughts, bad), Err(FormatError::BadHeader("unknown entry order")));
+    }
+    let cheskers_material = damka::cheskers::Material { own: [0, 1, 0, 0], opp: [0, 1, 0, 0] };
+    let cheskers = Header { slice: TableSlice::Cheskers(cheskers_material), ..draughts };
+    assert_eq!(with_order(&cheskers, 0).map(|h| h.order), Ok(EntryOrder::INDEX));
+    assert_eq!(with_order(&cheskers, 1), Err(FormatError::BadHeader("Cheskers entries are stored in index order")));
 }
 
 /// The header holds a rule set name of up to 16 bytes whole; a longer one
