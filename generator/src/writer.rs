@@ -22,7 +22,7 @@ use damka::format::{
 };
 use damka::layout::{EntryLayout, EntryOrder};
 use damka::resolve::{is_settled_threat, threat_value, white_to_move};
-use damka::{Material, SliceIndex, Value, Variant, Wdl};
+use damka::{Material, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::catalog::{self, SliceId};
@@ -177,17 +177,19 @@ pub fn write_slice(
             }
         }
     }
-    let layout = |order| match slice {
-        TableSlice::Draughts(_, m) => EntryLayout::new(&SliceIndex::new(m), order),
-        TableSlice::Cheskers(_) => EntryLayout::identity(),
-    };
+    let layout = |order| slice.layout(order);
     let best = best_orders(orders, values, &stored, layout);
     let positions = values.len() as u64;
     let mut bytes = [0; 2];
+    // One pass for both files where they share an order.
+    let mut shared = None;
     for (i, kind) in [Kind::Wdl, Kind::Distance].into_iter().enumerate() {
         let order = best[i];
-        let Entries { codes, distances, stored_results, stored_distances } =
-            stored_entries(values, &stored, layout(order), 0..positions);
+        let entries = match shared.take() {
+            Some(entries) => entries,
+            None => stored_entries(values, &stored, layout(order), 0..positions),
+        };
+        let Entries { codes, distances, stored_results, stored_distances } = entries;
         let widest = distances.iter().copied().max().unwrap_or(0);
         let entry_bytes = if kind == Kind::Distance && widest > u8::MAX as u16 { 2 } else { 1 };
         let listed = if kind == Kind::Wdl { &stored_results } else { &stored_distances };
@@ -210,7 +212,12 @@ pub fn write_slice(
             stored_entries_checksum: content_hash(&list),
         };
         let raw = match kind {
-            Kind::Wdl => codes,
+            Kind::Wdl => {
+                if best[1] == order {
+                    shared = Some(Entries { codes: Vec::new(), distances, stored_results, stored_distances });
+                }
+                codes
+            }
             Kind::Distance => distance_bytes(&distances, entry_bytes),
         };
         bytes[i] = write_file(&path(kind), &header, &list, &raw)?;

@@ -99,6 +99,15 @@ pub enum TableSlice {
 }
 
 impl TableSlice {
+    /// Where a file of this slice with entries in `order` stores each
+    /// position's entry (Cheskers: in index order).
+    pub fn layout(self, order: EntryOrder) -> EntryLayout {
+        match self {
+            TableSlice::Draughts(_, material) => EntryLayout::new(&SliceIndex::new(material), order),
+            TableSlice::Cheskers(_) => EntryLayout::identity(),
+        }
+    }
+
     pub fn game(self) -> Game {
         match self {
             TableSlice::Draughts(v, _) => Game::Draughts(v),
@@ -208,10 +217,7 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 impl Header {
     /// Where the file stores each position's entry.
     pub fn layout(&self) -> EntryLayout {
-        match self.slice {
-            TableSlice::Draughts(_, material) => EntryLayout::new(&SliceIndex::new(material), self.order),
-            TableSlice::Cheskers(_) => EntryLayout::identity(),
-        }
+        self.slice.layout(self.order)
     }
 
     /// The header's bytes; a rule set name that would not read back the

@@ -410,11 +410,19 @@ impl SliceIndex {
     /// Rank of the kings (dense sets) on the squares `men` leaves free.
     #[inline]
     pub fn kings_rank(&self, men: u32, white_kings: u32, black_kings: u32) -> u64 {
+        let (own, opp, opp_count) = self.king_ranks(men, white_kings, black_kings);
+        own * opp_count + opp
+    }
+
+    /// The ranks of the own kings' placement and of the opponent's, and
+    /// how many placements the opponent's kings have beside the own.
+    #[inline]
+    fn king_ranks(&self, men: u32, white_kings: u32, black_kings: u32) -> (u64, u64, u64) {
         let opp_count = binomial(
             32 - men.count_ones() - self.material.own_kings as u32,
             self.material.opp_kings as u32,
         );
-        rank_set(white_kings, men) * opp_count + rank_set(black_kings, men | white_kings)
+        (rank_set(white_kings, men), rank_set(black_kings, men | white_kings), opp_count)
     }
 
     #[inline]
@@ -461,11 +469,8 @@ impl SliceIndex {
         let black = dense(pos.pieces(Color::Black));
         let kings = dense(pos.all_kings());
         let config = MenConfig { white: white & !kings, black: black & !kings };
-        let men = config.occupied();
-        let own_kings = rank_set(white & kings, men);
-        let opp_kings = rank_set(black & kings, men | (white & kings));
+        let (own_kings, opp_kings, opp) = self.king_ranks(config.occupied(), white & kings, black & kings);
         let config = self.config_rank(config);
-        let opp = binomial(32 - men.count_ones() - self.material.own_kings as u32, self.material.opp_kings as u32);
         IndexParts { index: config * self.kings_per_config + own_kings * opp + opp_kings, config, own_kings, opp_kings }
     }
 
