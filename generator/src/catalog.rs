@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{FormatError, Header, Kind, TableFile};
-use damka::movegen::has_capture;
 use damka::resolve::{capture_value, is_settled_threat, threat_value, white_to_move};
 use damka::{Material, SliceIndex, TableName, Value, Variant};
 use rayon::prelude::*;
@@ -172,8 +171,9 @@ pub fn remembering_last<T: Copy>(lookup: impl Fn(Material) -> Option<T>) -> impl
 }
 
 /// What resolving a slice's settled threats reads: its `.wdl` and `.dtc`
-/// files, and both files of the slices its quiet moves lead to (the
-/// pair's other slice, and the slice a promotion leads to).
+/// files, and both files of every slice their moves lead to, as deep as a
+/// settled threat lies ([`graph::threats_reach`]; the slice itself among
+/// them when it is reached again).
 pub struct Threats<'a> {
     pub wdl: &'a Loaded,
     pub dtc: &'a Loaded,
@@ -194,54 +194,81 @@ pub fn resolve_dont_cares<'a>(
 ) -> Result<Captures> {
     const CHUNK: usize = 1 << 14;
     let missing = |m: Material| anyhow!("{variant}-{}: its moves lead to {variant}-{m}, which is missing or unreadable", index.material());
+    let own = (index, [threats.wdl, threats.dtc]);
     let words: Vec<Vec<u64>> = values
         .par_chunks_mut(CHUNK)
         .enumerate()
         .map(|(c, chunk)| {
-            let (mut moves, mut replies) = (Vec::new(), Vec::new());
+            let mut moves = Vec::new();
             let mut words = vec![0u64; chunk.len().div_ceil(64)];
             let lookup = remembering_last(lookup);
-            let successor = |after: &damka::Position| {
-                let after = white_to_move(after);
-                let m = Material::of(&after);
-                let (index, values) = lookup(m).ok_or(m)?;
-                Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
-            };
+            let resolver = Resolver { variant, lookup: &lookup, reached: &threats.reached };
             let start = (c * CHUNK) as u64;
             let positions = index.positions(start..start + chunk.len() as u64);
             for ((i, v), pos) in chunk.iter_mut().enumerate().zip(positions) {
-                let at = c * CHUNK + i;
-                if let Some(value) = capture_value(&pos, variant, &mut moves, successor).map_err(missing)? {
+                if let Some(value) = capture_value(&pos, variant, &mut moves, |a| resolver.captured(a)).map_err(missing)? {
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);
-                    continue;
+                } else if is_settled_threat(&pos, variant, &mut moves) {
+                    *v = resolver.threat(&pos, &moves, own, c * CHUNK + i).map_err(missing)?.pack();
                 }
-                if !is_settled_threat(&pos, variant, &mut moves) {
-                    continue;
-                }
-                let reply = |after: &damka::Position| -> Result<Value, Material> {
-                    if has_capture(after, variant) {
-                        return Ok(capture_value(after, variant, &mut replies, successor)?.expect("must capture"));
-                    }
-                    let after = white_to_move(after);
-                    let m = Material::of(&after);
-                    let (index, [wdl, dtc]) = threats.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
-                    Ok(Value::unpack(packed_at(wdl, dtc, index.index_unchecked(&after) as usize)).unwrap_or(Value::DRAW))
-                };
-                let one_ply = threat_value(&pos, &moves, reply).map_err(missing)?;
-                let stored = |file: &Loaded| file.stored_entries.binary_search(&(at as u64)).is_ok();
-                let wdl = if stored(threats.wdl) { code_of(threats.wdl, at) } else { one_ply.wdl };
-                *v = match wdl {
-                    damka::Wdl::Draw => Value::DRAW,
-                    wdl if stored(threats.dtc) => Value::new(wdl, threats.dtc.entry(at)),
-                    _ => one_ply,
-                }
-                .pack();
             }
             Ok(words)
         })
         .collect::<Result<_>>()?;
     Ok(Captures::from_words(words.concat()))
+}
+
+/// A slice's files, as a settled threat's moves find them.
+type Files<'a> = (&'a SliceIndex, [&'a Loaded; 2]);
+
+/// The values of the positions a settled threat's moves lead to: from the
+/// resolved values `lookup` gives where they capture, from the entries of
+/// the files `reached` where they are quiet, and from their own moves
+/// where they are settled threats in turn. Errors name a missing slice.
+struct Resolver<'r, 'a> {
+    variant: Variant,
+    lookup: &'r dyn Fn(Material) -> Option<(&'a SliceIndex, &'a [u16])>,
+    reached: &'r [Files<'r>],
+}
+
+impl Resolver<'_, '_> {
+    /// A position a capture leads to: the resolved value of its slice.
+    fn captured(&self, after: &damka::Position) -> Result<Value, Material> {
+        let after = white_to_move(after);
+        let m = Material::of(&after);
+        let (index, values) = (self.lookup)(m).ok_or(m)?;
+        Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
+    }
+
+    /// A position a quiet move leads to.
+    fn reply(&self, after: &damka::Position) -> Result<Value, Material> {
+        let mut moves = Vec::new();
+        if let Some(v) = capture_value(after, self.variant, &mut moves, |a| self.captured(a))? {
+            return Ok(v);
+        }
+        let after = white_to_move(after);
+        let m = Material::of(&after);
+        let &(index, files) = self.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
+        let at = index.index_unchecked(&after) as usize;
+        if is_settled_threat(&after, self.variant, &mut moves) {
+            return self.threat(&after, &moves, (index, files), at);
+        }
+        Ok(Value::unpack(packed_at(files[0], files[1], at)).unwrap_or(Value::DRAW))
+    }
+
+    /// Settled threat `pos` (with legal `moves`) at `at` of the slice
+    /// `files` hold: from its moves, but what its files list as stored.
+    fn threat(&self, pos: &damka::Position, moves: &[damka::Move], (_, [wdl, dtc]): Files, at: usize) -> Result<Value, Material> {
+        let one_ply = threat_value(pos, moves, |a| self.reply(a))?;
+        let stored = |file: &Loaded| file.stored_entries.binary_search(&(at as u64)).is_ok();
+        let result = if stored(wdl) { code_of(wdl, at) } else { one_ply.wdl };
+        Ok(match result {
+            damka::Wdl::Draw => Value::DRAW,
+            result if stored(dtc) => Value::new(result, dtc.entry(at)),
+            _ => one_ply,
+        })
+    }
 }
 
 /// The result a `.wdl` file stores at `i` (a draw for an invalid code,
@@ -277,7 +304,8 @@ pub fn read_slice<'a>(
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
     }
     let mut values = combine(&wdl, &dtc);
-    let others: Vec<(SliceIndex, [Loaded; 2])> = graph::quiet_moves_lead_to(id.material)
+    let others: Vec<(SliceIndex, [Loaded; 2])> = graph::threats_reach(id.material)
+        .into_iter()
         .filter(|&m| m != id.material)
         .map(|m| {
             let read = |kind| {
@@ -287,8 +315,8 @@ pub fn read_slice<'a>(
             Ok((SliceIndex::new(m), [read(Kind::Wdl)?, read(Kind::Distance)?]))
         })
         .collect::<Result<_>>()?;
-    let mut reached: Vec<(&SliceIndex, [&Loaded; 2])> = others.iter().map(|(i, [w, d])| (i, [w, d])).collect();
-    if graph::quiet_moves_lead_to(id.material).any(|m| m == id.material) {
+    let mut reached: Vec<Files> = others.iter().map(|(i, [w, d])| (i, [w, d])).collect();
+    if graph::threats_reach(id.material).contains(&id.material) {
         reached.push((&index, [&wdl, &dtc]));
     }
     let threats = Threats { wdl: &wdl, dtc: &dtc, reached };

@@ -74,14 +74,28 @@ pub fn promotion_leads_to(slice: Material) -> Option<Material> {
 
 /// The slices reading `slice` back from its files resolves its "don't
 /// care" entries from: where its captures lead, and where the captures
-/// that answer its quiet moves lead (its twin's, and those of the slice a
-/// promotion leads to; see [`damka::resolve::is_settled_threat`]).
+/// lead that answer the quiet moves of a settled threat, as deep as one
+/// lies ([`threats_reach`]; see [`damka::resolve::is_settled_threat`]).
 pub fn read_back_reads(slice: Material) -> BTreeSet<Material> {
     let mut reads = captures_lead_to(slice);
-    for answering in quiet_moves_lead_to(slice) {
+    for answering in threats_reach(slice) {
         reads.extend(captures_lead_to(answering));
     }
     reads
+}
+
+/// The slices quiet moves lead to from `slice` in at most
+/// [`damka::resolve::THREAT_DEPTH`] plies, seen from the side to move
+/// there: those resolving its settled threats reads the entries of (its
+/// twin, where a promotion leads, and from two plies on `slice` itself).
+pub fn threats_reach(slice: Material) -> BTreeSet<Material> {
+    let mut reached = BTreeSet::new();
+    let mut frontier = BTreeSet::from([slice]);
+    for _ in 0..damka::resolve::THREAT_DEPTH {
+        frontier = frontier.iter().flat_map(|&s| quiet_moves_lead_to(s)).collect();
+        reached.extend(frontier.iter().copied());
+    }
+    reached
 }
 
 /// The slices a quiet move from `slice` leads to (seen from the side to

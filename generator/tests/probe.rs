@@ -86,9 +86,10 @@ fn probes_return_the_stored_values_under_the_russian_draw_rules() {
 }
 
 /// Settled threats (docs/FORMAT.md, "Don't-care entries") probe to the
-/// solver's values, result and distance: resolved one ply deep, or read
-/// where that resolution would be wrong under the rules. Four pieces: the first with both kinds
-/// under the Russian rules.
+/// solver's values, result and distance: resolved through their moves
+/// (and those of the settled threats the moves lead to), or read where
+/// that resolution would be wrong under the rules. Four pieces: the first
+/// with both kinds under the Russian rules.
 #[test]
 fn settled_threats_probe_to_the_values_the_solver_found() {
     let tables = support::generate_with_rules("probe-threats", Variant::Russian, 4, "russian");
@@ -101,8 +102,8 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
         let pos = white_to_move(pos);
         known[&Material::of(&pos)].value(&pos)
     };
-    let (mut settled, mut stored, mut distance_stored, mut unsettled) = (0, 0, 0, 0);
-    let mut moves = Vec::new();
+    let (mut settled, mut stored, mut distance_stored, mut unsettled, mut deep) = (0, 0, 0, 0, 0);
+    let (mut moves, mut replies) = (Vec::new(), Vec::new());
     for material in tb.materials() {
         for pos in positions(material) {
             if !is_settled_threat(&pos, Variant::Russian, &mut moves) {
@@ -118,6 +119,7 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
                 continue;
             }
             settled += 1;
+            deep += moves.iter().any(|m| is_settled_threat(&pos.play(m), Variant::Russian, &mut replies)) as usize;
             let value = value_of(&pos);
             let one_ply = threat_result(&pos, &moves, |after| Ok::<_, ()>(value_of(after).wdl)).unwrap();
             stored += (one_ply != value.wdl) as usize;
@@ -131,6 +133,8 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
     }
     assert!(settled > 100_000 && stored > 1_000, "{settled} settled threats, {stored} with their result stored");
     assert!(unsettled > 10_000, "{unsettled} other threats");
+    // Two plies deep: a move leads to another settled threat.
+    assert!(deep > 10_000, "{deep} settled threats two plies deep");
     assert!(distance_stored >= stored, "{distance_stored} with their distance stored, {stored} with their result");
 }
 
@@ -221,10 +225,13 @@ fn damaged_files_are_reported_never_misread() {
     // The largest 3-piece slice: its files have several blocks.
     let material: Material = "KKvK".parse().unwrap();
     // Capture positions are resolved from smaller slices; a draw needs no
-    // distance: only the others read the damaged file.
+    // distance: only the others read the damaged file, and a few draws
+    // more, settled threats whose moves lead back into the slice two
+    // plies on. Every probe that reads it fails.
     let readers = |kind: Kind| {
         let of_slice = stored.iter().filter(|(p, _)| Material::of(p) == material && !has_capture(p, Variant::Russian));
-        of_slice.filter(|(_, v)| kind == Kind::Wdl || v.wdl != Wdl::Draw).count()
+        let quiet = of_slice.clone().count();
+        of_slice.filter(|(_, v)| kind == Kind::Wdl || v.wdl != Wdl::Draw).count()..=quiet
     };
 
     for kind in [Kind::Wdl, Kind::Distance] {
@@ -232,7 +239,7 @@ fn damaged_files_are_reported_never_misread() {
         // Header: every byte is covered by the header checksum.
         for at in [0, 9, 13, 17, 30, 45, 53, 70, HEADER_LEN - 1] {
             let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b[at] ^= 0x10);
-            assert_eq!(errors.len(), positions, "{kind:?}: header byte {at}");
+            assert!(positions.contains(&errors.len()), "{kind:?}: header byte {at}: {} errors", errors.len());
             assert!(errors.iter().all(|e| blocks_of(e).is_none()));
         }
         // Block index: an offset, a length and a checksum of block 0.
@@ -248,11 +255,11 @@ fn damaged_files_are_reported_never_misread() {
         assert!(!errors.is_empty() && errors.iter().all(|e| blocks_of(e) == Some(0)), "{kind:?}: {errors:?}");
         // Truncated: the last block is gone, or the file is cut in the header.
         let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b.truncate(b.len() - 1));
-        assert_eq!(errors.len(), positions, "{kind:?}: truncated by one byte");
+        assert!(positions.contains(&errors.len()), "{kind:?}: truncated by one byte: {} errors", errors.len());
         let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b.truncate(HEADER_LEN / 2));
-        assert_eq!(errors.len(), positions, "{kind:?}: truncated in the header");
+        assert!(positions.contains(&errors.len()), "{kind:?}: truncated in the header: {} errors", errors.len());
         let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b.clear());
-        assert_eq!(errors.len(), positions, "{kind:?}: empty");
+        assert!(positions.contains(&errors.len()), "{kind:?}: empty: {} errors", errors.len());
     }
     // Only the damaged file's slice is affected.
     let copy = support::TempDir::new("probe-damaged-other");

@@ -25,8 +25,9 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// after its block index ([`TableFile::entry_is_stored`]). 5: and so are
 /// their distances, but those a `.dtc` file lists the same way. 6: a file
 /// stores its entries in the order of index parts its header names
-/// ([`crate::layout`]).
-pub const FORMAT_VERSION: u16 = 6;
+/// ([`crate::layout`]). 7: settled threats may lie two plies deep
+/// ([`crate::resolve::THREAT_DEPTH`]).
+pub const FORMAT_VERSION: u16 = 7;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 136;

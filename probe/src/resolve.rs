@@ -44,23 +44,44 @@ pub fn capture_value<E>(
     Ok(Some(of_best(best)))
 }
 
+/// How many plies deep a settled threat may lie: a probe resolves one
+/// through its moves, and those of the settled threats they lead to, at
+/// most this deep (docs/FORMAT.md; docs/COMPRESSION.md says what each ply
+/// buys and costs).
+pub const THREAT_DEPTH: u32 = 2;
+
 /// Whether `pos` is a settled threat: quiet (its side to move cannot
 /// capture) but threatened (the opponent could, were it its turn), and
-/// every move leads to a capture position or to a quiet position without a
-/// threat. Its result follows from its moves one ply deep
-/// ([`threat_result`]) without meeting another such position, so tables
-/// of format 4 leave its `.wdl` entry "don't care" (docs/FORMAT.md).
-/// Leaves its legal moves in `moves`.
+/// every move leads to a capture position, to a quiet position without a
+/// threat, or to a settled threat less deep, the deepest at most
+/// [`THREAT_DEPTH`] plies. Its result follows from its moves
+/// ([`threat_result`]), and theirs from their moves, without ever coming
+/// back to such a position, so tables leave its `.wdl` entry "don't
+/// care" (docs/FORMAT.md). Leaves its legal moves in `moves`.
 pub fn is_settled_threat(pos: &Position, variant: Variant, moves: &mut Vec<Move>) -> bool {
     // Most positions are not threatened: that test first.
     if !is_threatened(pos, variant) || has_capture(pos, variant) {
         return false;
     }
     generate(pos, variant, Routes::Merge, moves);
-    moves.iter().all(|m| {
-        let after = pos.play(m);
-        has_capture(&after, variant) || !is_threatened(&after, variant)
-    })
+    let mut replies = Vec::new();
+    moves.iter().all(|m| settles_within(&pos.play(m), variant, THREAT_DEPTH - 1, &mut replies))
+}
+
+/// Whether `pos` needs no stored entry of its own beyond `depth` plies: a
+/// capture position, a quiet position without a threat, or (`depth` > 0)
+/// a threat whose every move leads to one that needs none beyond
+/// `depth - 1`. `moves` is scratch space.
+fn settles_within(pos: &Position, variant: Variant, depth: u32, moves: &mut Vec<Move>) -> bool {
+    if !is_threatened(pos, variant) || has_capture(pos, variant) {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    generate(pos, variant, Routes::Merge, moves);
+    let mut replies = Vec::new();
+    moves.iter().all(|m| settles_within(&pos.play(m), variant, depth - 1, &mut replies))
 }
 
 /// The result of a settled threat `pos` with legal `moves`, from the
