@@ -11,12 +11,13 @@
 //! capture resolution only, so what these commands see is what an engine
 //! would see.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{FormatError, Header, Kind, TableFile};
+use damka::layout::EntryLayout;
 use damka::resolve::{capture_value, is_settled_threat, threat_value, white_to_move};
 use damka::{Material, SliceIndex, TableName, Value, Variant};
 use rayon::prelude::*;
@@ -171,20 +172,63 @@ pub fn remembering_last<T: Copy>(lookup: impl Fn(Material) -> Option<T>) -> impl
 }
 
 /// What resolving a slice's settled threats reads: its `.wdl` and `.dtc`
-/// files, and both files of every slice their moves lead to, as deep as a
-/// settled threat lies ([`graph::threats_reach`]; the slice itself among
-/// them when it is reached again).
+/// files, and both files of every other slice their moves lead to, as deep
+/// as a settled threat lies ([`graph::threats_reach`]); `own_reached`:
+/// the moves come back to the slice itself.
 pub struct Threats<'a> {
     pub wdl: &'a Loaded,
     pub dtc: &'a Loaded,
-    pub reached: Vec<(&'a SliceIndex, [&'a Loaded; 2])>,
+    pub own_reached: bool,
+    pub reached: &'a [ReachedSlice],
+}
+
+/// A slice that the moves of another's settled threats reach: its files
+/// kept compressed and read block by block as their entries are needed
+/// (decompressing them whole would make reading a 7-piece slice back need
+/// several slices' worth of memory more).
+pub struct ReachedSlice {
+    index: SliceIndex,
+    files: [TableFile<Vec<u8>>; 2],
+    layouts: [EntryLayout; 2],
+    paths: [PathBuf; 2],
+}
+
+impl ReachedSlice {
+    /// Opens both files of `id`, checking their headers (not yet their
+    /// blocks: those are checked when read).
+    pub fn open(dir: &Path, id: SliceId) -> Result<ReachedSlice> {
+        let index = SliceIndex::new(id.material);
+        let open = |kind| -> Result<(TableFile<Vec<u8>>, PathBuf)> {
+            let path = id.path(dir, kind);
+            let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let file = TableFile::new(bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            check_header(file.header(), &path, id, kind, &index)?;
+            Ok((file, path))
+        };
+        let ((wdl, wdl_path), (dtc, dtc_path)) = (open(Kind::Wdl)?, open(Kind::Distance)?);
+        let layouts = [wdl.header().layout(), dtc.header().layout()];
+        Ok(ReachedSlice { index, files: [wdl, dtc], layouts, paths: [wdl_path, dtc_path] })
+    }
+}
+
+/// Fails where the header of `id`'s file of `kind` (at `path`) describes
+/// another table, or another number of positions than the slice has.
+fn check_header(header: &Header, path: &Path, id: SliceId, kind: Kind, index: &SliceIndex) -> Result<()> {
+    if let Some(described) = misnamed(header, id.table(kind)) {
+        bail!("{}: the header describes {described}", path.display());
+    }
+    if header.positions != index.size() {
+        bail!("{}: {} positions in the header, the slice has {}", path.display(), header.positions, index.size());
+    }
+    Ok(())
 }
 
 /// Sets every "don't care" position of a slice (`index`, packed `values`)
 /// to its value: a capture position's from its captures, reading the
 /// slices they lead to through `lookup`, and a settled threat's from its
 /// moves and the entries its files list as stored (`threats`). Returns which positions
-/// must capture. Fails naming a slice `lookup` does not have.
+/// must capture. Fails naming a slice `lookup` does not have, or a damaged
+/// block of a slice the threats reach.
 pub fn resolve_dont_cares<'a>(
     index: &SliceIndex,
     values: &mut [u16],
@@ -193,24 +237,23 @@ pub fn resolve_dont_cares<'a>(
     threats: &Threats,
 ) -> Result<Captures> {
     const CHUNK: usize = 1 << 14;
-    let missing = |m: Material| anyhow!("{variant}-{}: its moves lead to {variant}-{m}, which is missing or unreadable", index.material());
-    let own = (index, [threats.wdl, threats.dtc]);
     let words: Vec<Vec<u64>> = values
         .par_chunks_mut(CHUNK)
         .enumerate()
-        .map(|(c, chunk)| {
+        // The blocks read stay for the chunks that follow on the thread.
+        .map_init(|| RefCell::new(vec![None; BLOCK_SLOTS]), |blocks, (c, chunk)| {
             let mut moves = Vec::new();
             let mut words = vec![0u64; chunk.len().div_ceil(64)];
             let lookup = remembering_last(lookup);
-            let resolver = Resolver { variant, lookup: &lookup, reached: &threats.reached };
+            let resolver = Resolver { variant, own: index, lookup: &lookup, threats, blocks };
             let start = (c * CHUNK) as u64;
             let positions = index.positions(start..start + chunk.len() as u64);
             for ((i, v), pos) in chunk.iter_mut().enumerate().zip(positions) {
-                if let Some(value) = capture_value(&pos, variant, &mut moves, |a| resolver.captured(a)).map_err(missing)? {
+                if let Some(value) = capture_value(&pos, variant, &mut moves, |a| resolver.captured(a))? {
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);
                 } else if is_settled_threat(&pos, variant, &mut moves) {
-                    *v = resolver.threat(&pos, &moves, own, c * CHUNK + i).map_err(missing)?.pack();
+                    *v = resolver.threat(&pos, &moves, Slice::Own, (c * CHUNK + i) as u64)?.pack();
                 }
             }
             Ok(words)
@@ -219,62 +262,115 @@ pub fn resolve_dont_cares<'a>(
     Ok(Captures::from_words(words.concat()))
 }
 
-/// A slice's files, as a settled threat's moves find them.
-type Files<'a> = (&'a SliceIndex, [&'a Loaded; 2]);
+/// Where a settled threat's move leads: the slice being read, or one of
+/// the others its threats reach (an index into [`Threats::reached`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Slice {
+    Own,
+    Reached(usize),
+}
+
+/// Blocks of the reached slices' files a resolver has decompressed, each
+/// with its slice, file (0: `.wdl`, 1: `.dtc`) and block, in
+/// [`BLOCK_SLOTS`] slots that each hold the last block hashed to it: the
+/// moves of a run of positions stay in few blocks.
+type Blocks = Vec<Option<((usize, usize, u32), Vec<u8>)>>;
+const BLOCK_SLOTS: usize = 2048;
 
 /// The values of the positions a settled threat's moves lead to: from the
 /// resolved values `lookup` gives where they capture, from the entries of
-/// the files `reached` where they are quiet, and from their own moves
-/// where they are settled threats in turn. Errors name a missing slice.
+/// the files where they are quiet, and from their own moves where they are
+/// settled threats in turn.
 struct Resolver<'r, 'a> {
     variant: Variant,
+    own: &'r SliceIndex,
     lookup: &'r dyn Fn(Material) -> Option<(&'a SliceIndex, &'a [u16])>,
-    reached: &'r [Files<'r>],
+    threats: &'r Threats<'r>,
+    blocks: &'r RefCell<Blocks>,
 }
 
 impl Resolver<'_, '_> {
     /// A position a capture leads to: the resolved value of its slice.
-    fn captured(&self, after: &damka::Position) -> Result<Value, Material> {
+    fn captured(&self, after: &damka::Position) -> Result<Value> {
         let after = white_to_move(after);
         let m = Material::of(&after);
-        let (index, values) = (self.lookup)(m).ok_or(m)?;
+        let (index, values) = (self.lookup)(m).ok_or_else(|| self.missing(m))?;
         Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
     }
 
+    fn missing(&self, m: Material) -> anyhow::Error {
+        let v = self.variant;
+        anyhow!("{v}-{}: its moves lead to {v}-{m}, which is missing or unreadable", self.own.material())
+    }
+
     /// A position a quiet move leads to.
-    fn reply(&self, after: &damka::Position) -> Result<Value, Material> {
+    fn reply(&self, after: &damka::Position) -> Result<Value> {
         let mut moves = Vec::new();
         if let Some(v) = capture_value(after, self.variant, &mut moves, |a| self.captured(a))? {
             return Ok(v);
         }
         let after = white_to_move(after);
         let m = Material::of(&after);
-        let &(index, files) = self.reached.iter().find(|(r, _)| r.material() == m).ok_or(m)?;
-        let at = index.index_unchecked(&after) as usize;
+        let (slice, index) = if m == self.own.material() && self.threats.own_reached {
+            (Slice::Own, self.own)
+        } else {
+            let r = self.threats.reached.iter().position(|r| r.index.material() == m).ok_or_else(|| self.missing(m))?;
+            (Slice::Reached(r), &self.threats.reached[r].index)
+        };
+        let at = index.index_unchecked(&after);
         if is_settled_threat(&after, self.variant, &mut moves) {
-            return self.threat(&after, &moves, (index, files), at);
+            return self.threat(&after, &moves, slice, at);
         }
-        Ok(Value::unpack(packed_at(files[0], files[1], at)).unwrap_or(Value::DRAW))
+        let code = self.entry(slice, 0, at)?;
+        Ok(if code == 0 { Value::DRAW } else { Value::unpack((self.entry(slice, 1, at)? << 3) | code).unwrap_or(Value::DRAW) })
     }
 
-    /// Settled threat `pos` (with legal `moves`) at `at` of the slice
-    /// `files` hold: from its moves, but what its files list as stored.
-    fn threat(&self, pos: &damka::Position, moves: &[damka::Move], (_, [wdl, dtc]): Files, at: usize) -> Result<Value, Material> {
+    /// Settled threat `pos` (with legal `moves`) at `at` of `slice`: from
+    /// its moves, but what its files list as stored.
+    fn threat(&self, pos: &damka::Position, moves: &[damka::Move], slice: Slice, at: u64) -> Result<Value> {
         let one_ply = threat_value(pos, moves, |a| self.reply(a))?;
-        let stored = |file: &Loaded| file.stored_entries.binary_search(&(at as u64)).is_ok();
-        let result = if stored(wdl) { code_of(wdl, at) } else { one_ply.wdl };
+        let result = if self.is_stored(slice, 0, at) {
+            Value::unpack(self.entry(slice, 0, at)?).map_or(damka::Wdl::Draw, |v| v.wdl)
+        } else {
+            one_ply.wdl
+        };
         Ok(match result {
             damka::Wdl::Draw => Value::DRAW,
-            result if stored(dtc) => Value::new(result, dtc.entry(at)),
+            result if self.is_stored(slice, 1, at) => Value::new(result, self.entry(slice, 1, at)?),
             _ => one_ply,
         })
     }
-}
 
-/// The result a `.wdl` file stores at `i` (a draw for an invalid code,
-/// which loading reports before this is reached).
-fn code_of(wdl: &Loaded, i: usize) -> damka::Wdl {
-    Value::unpack(wdl.raw[i] as u16).map_or(damka::Wdl::Draw, |v| v.wdl)
+    fn is_stored(&self, slice: Slice, file: usize, at: u64) -> bool {
+        match slice {
+            Slice::Own => [self.threats.wdl, self.threats.dtc][file].stored_entries.binary_search(&at).is_ok(),
+            Slice::Reached(r) => self.threats.reached[r].files[file].entry_is_stored(at),
+        }
+    }
+
+    /// The entry at `at` of `slice`'s `.wdl` (`file` 0) or `.dtc` (1).
+    fn entry(&self, slice: Slice, file: usize, at: u64) -> Result<u16> {
+        let r = match slice {
+            Slice::Own => return Ok([self.threats.wdl, self.threats.dtc][file].entry(at as usize)),
+            Slice::Reached(r) => r,
+        };
+        let reached = &self.threats.reached[r];
+        let table = &reached.files[file];
+        let (width, per_block) = (table.header().entry_bytes as usize, table.header().block_positions as u64);
+        let slot = reached.layouts[file].slot(at);
+        let (block, i) = ((slot / per_block) as u32, (slot % per_block) as usize * width);
+        let key = (r, file, block);
+        let mut blocks = self.blocks.borrow_mut();
+        let slot = &mut blocks[(block as usize * 4 + r * 2 + file) % BLOCK_SLOTS];
+        let raw = match slot {
+            Some((held, raw)) if *held == key => raw,
+            _ => {
+                let raw = table.read_block(block).map_err(|e| anyhow!("{}: {e}", reached.paths[file].display()))?;
+                &mut slot.insert((key, raw)).1
+            }
+        };
+        Ok(if width == 1 { raw[i] as u16 } else { u16::from_le_bytes([raw[i], raw[i + 1]]) })
+    }
 }
 
 /// Reads both files of a slice and resolves its capture positions from the
@@ -292,34 +388,19 @@ pub fn read_slice<'a>(
     let (wdl, dtc) = (read(Kind::Wdl)?, read(Kind::Distance)?);
     let index = SliceIndex::new(id.material);
     for (h, kind) in [(&wdl.header, Kind::Wdl), (&dtc.header, Kind::Distance)] {
-        let path = id.path(dir, kind);
-        if let Some(described) = misnamed(h, id.table(kind)) {
-            bail!("{}: the header describes {described}", path.display());
-        }
-        if h.positions != index.size() {
-            bail!("{}: {} positions in the header, the slice has {}", path.display(), h.positions, index.size());
-        }
+        check_header(h, &id.path(dir, kind), id, kind, &index)?;
     }
     if let Some(i) = wdl.raw.iter().position(|&c| c >= 5) {
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
     }
     let mut values = combine(&wdl, &dtc);
-    let others: Vec<(SliceIndex, [Loaded; 2])> = graph::threats_reach(id.material)
-        .into_iter()
-        .filter(|&m| m != id.material)
-        .map(|m| {
-            let read = |kind| {
-                let path = SliceId { variant: id.variant, material: m }.path(dir, kind);
-                load(&path).map_err(|e| anyhow!("{id}: its moves lead to {}: {e}", path.display()))
-            };
-            Ok((SliceIndex::new(m), [read(Kind::Wdl)?, read(Kind::Distance)?]))
-        })
+    let reach = graph::threats_reach(id.material);
+    let reached: Vec<ReachedSlice> = reach
+        .iter()
+        .filter(|&&m| m != id.material)
+        .map(|&m| ReachedSlice::open(dir, SliceId { variant: id.variant, material: m }).with_context(|| format!("{id}: its moves lead to {m}")))
         .collect::<Result<_>>()?;
-    let mut reached: Vec<Files> = others.iter().map(|(i, [w, d])| (i, [w, d])).collect();
-    if graph::threats_reach(id.material).contains(&id.material) {
-        reached.push((&index, [&wdl, &dtc]));
-    }
-    let threats = Threats { wdl: &wdl, dtc: &dtc, reached };
+    let threats = Threats { wdl: &wdl, dtc: &dtc, own_reached: reach.contains(&id.material), reached: &reached };
     let captures = resolve_dont_cares(&index, &mut values, id.variant, lookup, &threats)?;
     Ok((Solved { index, values, captures }, wdl.header))
 }

@@ -39,8 +39,9 @@ pub const LOADING_BYTES_PER_POSITION: f64 = 5.0;
 
 /// Memory in flight while a slice is read back, per position of the slices
 /// its settled threats' moves lead to ([`graph::threats_reach`]): both
-/// their files decompressed, which resolving its settled threats reads.
-pub const REACHED_BYTES_PER_POSITION: f64 = 3.0;
+/// their files, kept compressed (at 6 pieces a sixteenth of a byte a
+/// position for both; the blocks being read add a few MiB).
+pub const REACHED_BYTES_PER_POSITION: f64 = 0.1;
 
 /// The process itself (a job whose pair is finished peaks at 5 MB), with
 /// room for the thread pool and the allocator's slack: with it the

@@ -147,16 +147,25 @@ fn stats_refuses_a_misnamed_file_and_counts_the_rest() {
     let dir = tables.path();
     let slices = Material::all_up_to(3).len();
     // A KKvM table under the name of its twin MvKK: same size, other
-    // values. (No slice of three pieces captures into another, so no
-    // other slice needs it.)
+    // values. It is refused, and so is every slice whose settled threats'
+    // moves lead there (no slice of three pieces captures into another).
     std::fs::copy(dir.join("russian-KKvM.dtc"), dir.join("russian-MvKK.dtc")).unwrap();
     let out = damka(&["stats", "--dir", arg(dir)]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("russian-MvKK.dtc") && stderr.contains("header describes russian-KKvM.dtc"), "{stderr}");
     let stdout = text(&out.stdout);
-    assert!(!stdout.lines().any(|l| l.starts_with("MvKK ")), "no row for the misnamed file: {stdout}");
-    assert!(stdout.contains(&format!("{} slices", slices - 1)), "{stdout}");
+    let misnamed: Material = "MvKK".parse().unwrap();
+    let refused: Vec<Material> = Material::all_up_to(3)
+        .into_iter()
+        .filter(|&m| m == misnamed || damka_generator::graph::threats_reach(m).contains(&misnamed))
+        .collect();
+    assert!(refused.len() > 1 && refused.len() < slices, "{refused:?}");
+    for m in &refused {
+        assert!(!stdout.lines().any(|l| l.starts_with(&format!("{m} "))), "no row for {m}: {stdout}");
+        assert!(*m == misnamed || stderr.contains(&format!("russian-{m}: its moves lead to MvKK")), "{m}: {stderr}");
+    }
+    assert!(stdout.contains(&format!("{} slices", slices - refused.len())), "{stdout}");
 }
 
 #[test]
