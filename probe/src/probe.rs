@@ -30,7 +30,7 @@ use crate::resolve;
 use crate::cache::{BlockCache, CacheStats, ProbeScope};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
-use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, TableSlice, PACKED_CODES};
+use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, TableSlice};
 use crate::index::{IndexParts, SliceIndex};
 use crate::layout::EntryLayout;
 use crate::material::Material;
@@ -42,6 +42,11 @@ use crate::position::Position;
 use crate::rules::{Counters, RuleSet, Verdict};
 use crate::value::{value_order, Value, Wdl};
 use crate::variant::Variant;
+
+mod access;
+
+use access::{check_entries, decode, Access, CacheOnly, Load};
+pub use access::Cached;
 
 /// The rule set a table was built with, as its header records it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -834,125 +839,6 @@ impl Tablebase {
     }
 }
 
-/// The answer of a conditional probe ([`Tablebase::probe_wdl_cached`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cached<T> {
-    /// Every block the answer needs was in the cache.
-    Answer(T),
-    /// Some block the answer needs is not in the cache (or its table file
-    /// is not open yet): answering would read the disk.
-    NotInCache,
-}
-
-impl<T> Cached<T> {
-    fn of(result: Result<T, Miss>) -> Result<Cached<T>, ProbeError> {
-        match result {
-            Ok(answer) => Ok(Cached::Answer(answer)),
-            Err(Miss::NotInCache) => Ok(Cached::NotInCache),
-            Err(Miss::Failed(e)) => Err(e),
-        }
-    }
-}
-
-/// Why a conditional probe has no answer.
-enum Miss {
-    NotInCache,
-    Failed(ProbeError),
-}
-
-impl From<ProbeError> for Miss {
-    fn from(e: ProbeError) -> Miss {
-        Miss::Failed(e)
-    }
-}
-
-/// How a probe reaches the blocks it needs: [`Load`] reads and
-/// decompresses a block that is not cached, [`CacheOnly`] gives up. The
-/// probe code is generic over it, so ordinary probes pay nothing for
-/// conditional ones.
-trait Access {
-    type Error: From<ProbeError>;
-
-    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Self::Error>;
-
-    /// The entry of `width` bytes at byte `at` of the block `key`.
-    fn entry(
-        cache: &BlockCache,
-        key: u64,
-        at: usize,
-        width: usize,
-        load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-    ) -> Result<u16, Self::Error>;
-}
-
-struct Load;
-
-impl Access for Load {
-    type Error = ProbeError;
-
-    #[inline]
-    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, ProbeError> {
-        tb.table(slice, kind)
-    }
-
-    #[inline]
-    fn entry(
-        cache: &BlockCache,
-        key: u64,
-        at: usize,
-        width: usize,
-        load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-    ) -> Result<u16, ProbeError> {
-        cache.entry(key, at, width, load)
-    }
-}
-
-struct CacheOnly;
-
-impl Access for CacheOnly {
-    type Error = Miss;
-
-    #[inline]
-    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Miss> {
-        tb.opened_table(slice, kind)?.ok_or(Miss::NotInCache)
-    }
-
-    #[inline]
-    fn entry(
-        cache: &BlockCache,
-        key: u64,
-        at: usize,
-        width: usize,
-        _load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-    ) -> Result<u16, Miss> {
-        cache.cached_entry(key, at, width).ok_or(Miss::NotInCache)
-    }
-}
-
-/// Checks that every entry of a decompressed block (packed as stored) is a
-/// value tables hold, so that probes can decode entries without checking
-/// again (any distance is one).
-fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
-    // Branch-free, so that the compiler vectorizes the check: it runs on
-    // every cache miss.
-    let valid = match kind {
-        Kind::Wdl => raw.iter().copied().max().unwrap_or(0) < PACKED_CODES,
-        Kind::Distance => true,
-    };
-    if valid {
-        Ok(raw.into_boxed_slice())
-    } else {
-        Err(FormatError::BadEntry(block))
-    }
-}
-
-/// Decodes a result code already checked by [`check_entries`] as the value
-/// with distance 0.
-#[inline]
-fn decode(bits: u16) -> Value {
-    Value::unpack(bits).unwrap_or(Value::DRAW)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -990,13 +876,6 @@ mod tests {
         for pair in order.windows(2) {
             assert!(value_order(pair[0]) > value_order(pair[1]), "{pair:?}");
         }
-    }
-
-    #[test]
-    fn entries_are_checked() {
-        assert!(check_entries(vec![0, 1, 2, 62, 124], Kind::Wdl, 0).is_ok());
-        assert_eq!(check_entries(vec![0, 124, 125], Kind::Wdl, 3), Err(FormatError::BadEntry(3)));
-        assert!(check_entries(vec![255, 7, 0], Kind::Distance, 0).is_ok());
     }
 
     #[test]

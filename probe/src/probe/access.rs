@@ -1,0 +1,140 @@
+//! How a probe reaches the blocks it needs, loading them or only looking
+//! in the cache, and the checks a decompressed block passes before the
+//! cache keeps it.
+
+use crate::cache::BlockCache;
+use crate::format::{FormatError, Kind, PACKED_CODES};
+use crate::value::Value;
+
+use super::{ProbeError, Table, Tablebase};
+
+/// The answer of a conditional probe ([`Tablebase::probe_wdl_cached`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cached<T> {
+    /// Every block the answer needs was in the cache.
+    Answer(T),
+    /// Some block the answer needs is not in the cache (or its table file
+    /// is not open yet): answering would read the disk.
+    NotInCache,
+}
+
+impl<T> Cached<T> {
+    pub(super) fn of(result: Result<T, Miss>) -> Result<Cached<T>, ProbeError> {
+        match result {
+            Ok(answer) => Ok(Cached::Answer(answer)),
+            Err(Miss::NotInCache) => Ok(Cached::NotInCache),
+            Err(Miss::Failed(e)) => Err(e),
+        }
+    }
+}
+
+/// Why a conditional probe has no answer.
+pub(super) enum Miss {
+    NotInCache,
+    Failed(ProbeError),
+}
+
+impl From<ProbeError> for Miss {
+    fn from(e: ProbeError) -> Miss {
+        Miss::Failed(e)
+    }
+}
+
+/// How a probe reaches the blocks it needs: [`Load`] reads and
+/// decompresses a block that is not cached, [`CacheOnly`] gives up. The
+/// probe code is generic over it, so ordinary probes pay nothing for
+/// conditional ones.
+pub(super) trait Access {
+    type Error: From<ProbeError>;
+
+    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Self::Error>;
+
+    /// The entry of `width` bytes at byte `at` of the block `key`.
+    fn entry(
+        cache: &BlockCache,
+        key: u64,
+        at: usize,
+        width: usize,
+        load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
+    ) -> Result<u16, Self::Error>;
+}
+
+pub(super) struct Load;
+
+impl Access for Load {
+    type Error = ProbeError;
+
+    #[inline]
+    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, ProbeError> {
+        tb.table(slice, kind)
+    }
+
+    #[inline]
+    fn entry(
+        cache: &BlockCache,
+        key: u64,
+        at: usize,
+        width: usize,
+        load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
+    ) -> Result<u16, ProbeError> {
+        cache.entry(key, at, width, load)
+    }
+}
+
+pub(super) struct CacheOnly;
+
+impl Access for CacheOnly {
+    type Error = Miss;
+
+    #[inline]
+    fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Miss> {
+        tb.opened_table(slice, kind)?.ok_or(Miss::NotInCache)
+    }
+
+    #[inline]
+    fn entry(
+        cache: &BlockCache,
+        key: u64,
+        at: usize,
+        width: usize,
+        _load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
+    ) -> Result<u16, Miss> {
+        cache.cached_entry(key, at, width).ok_or(Miss::NotInCache)
+    }
+}
+
+/// Checks that every entry of a decompressed block (packed as stored) is a
+/// value tables hold, so that probes can decode entries without checking
+/// again (any distance is one).
+pub(super) fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
+    // Branch-free, so that the compiler vectorizes the check: it runs on
+    // every cache miss.
+    let valid = match kind {
+        Kind::Wdl => raw.iter().copied().max().unwrap_or(0) < PACKED_CODES,
+        Kind::Distance => true,
+    };
+    if valid {
+        Ok(raw.into_boxed_slice())
+    } else {
+        Err(FormatError::BadEntry(block))
+    }
+}
+
+/// Decodes a result code already checked by [`check_entries`] as the value
+/// with distance 0.
+#[inline]
+pub(super) fn decode(bits: u16) -> Value {
+    Value::unpack(bits).unwrap_or(Value::DRAW)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_checked() {
+        assert!(check_entries(vec![0, 1, 2, 62, 124], Kind::Wdl, 0).is_ok());
+        assert_eq!(check_entries(vec![0, 124, 125], Kind::Wdl, 3), Err(FormatError::BadEntry(3)));
+        assert!(check_entries(vec![255, 7, 0], Kind::Distance, 0).is_ok());
+    }
+}
