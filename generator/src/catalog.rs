@@ -365,7 +365,10 @@ impl Resolver<'_, '_> {
         let raw = match slot {
             Some((held, raw)) if *held == key => raw,
             _ => {
-                let raw = table.read_block(block).map_err(|e| anyhow!("{}: {e}", reached.paths[file].display()))?;
+                let raw = table.read_block(block).map_err(|e| {
+                    let (v, own, m) = (self.variant, self.own.material(), reached.index.material());
+                    anyhow!("{v}-{own}: its moves lead to {m}: {}: {e}", reached.paths[file].display())
+                })?;
                 &mut slot.insert((key, raw)).1
             }
         };

@@ -168,6 +168,40 @@ fn stats_refuses_a_misnamed_file_and_counts_the_rest() {
     assert!(stdout.contains(&format!("{} slices", slices - refused.len())), "{stdout}");
 }
 
+/// A damaged block in a slice that other slices' settled threats reach,
+/// read block by block: the slices that read it are refused, naming the
+/// file and the block; every slice still counted has the counts of an
+/// intact directory.
+#[test]
+fn stats_refuses_slices_that_resolve_through_a_damaged_block() {
+    use damka::format::{Header, BLOCK_ENTRY_LEN, HEADER_LEN};
+    let tables = support::generate("stats-damaged", Variant::Russian, 3);
+    let dir = tables.path();
+    let intact = damka(&["stats", "--dir", arg(dir)]);
+    assert_eq!(intact.status.code(), Some(0), "{}", text(&intact.stderr));
+    let damaged = dir.join("russian-KKvM.dtc");
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    assert!(Header::decode(&bytes).unwrap().blocks >= 2, "a table with more than one block");
+    let entry = HEADER_LEN + BLOCK_ENTRY_LEN;
+    let offset = u64::from_le_bytes(bytes[entry..entry + 8].try_into().unwrap()) as usize;
+    let len = u32::from_le_bytes(bytes[entry + 8..entry + 12].try_into().unwrap()) as usize;
+    bytes[offset + len / 2] ^= 0x10;
+    std::fs::write(&damaged, bytes).unwrap();
+
+    let out = damka(&["stats", "--dir", arg(dir)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    let refused: Vec<&str> = stderr.lines().filter(|l| l.contains("russian-KKvM.dtc: block 1: checksum mismatch")).collect();
+    assert!(refused.iter().any(|l| l.contains("russian-KKvM.dtc") && !l.contains("its moves lead to")), "{stderr}");
+    assert!(refused.iter().any(|l| l.contains("its moves lead to KKvM")), "a slice reading through it: {stderr}");
+    let rows = |stdout: &str| -> Vec<String> { stdout.lines().filter(|l| l.contains('v') && l.split_whitespace().count() > 5).map(str::to_owned).collect() };
+    let (before, after) = (rows(&text(&intact.stdout)), rows(&text(&out.stdout)));
+    assert!(after.len() < before.len(), "{after:?}");
+    for row in &after {
+        assert!(before.contains(row), "{row} differs from the intact count");
+    }
+}
+
 #[test]
 fn a_stray_file_of_another_game_does_not_hide_the_rest() {
     let tables = support::generate("stats-stray", Variant::Russian, 3);
