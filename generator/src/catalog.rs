@@ -173,12 +173,10 @@ pub fn remembering_last<T: Copy>(lookup: impl Fn(Material) -> Option<T>) -> impl
 
 /// What resolving a slice's settled threats reads: its `.wdl` and `.dtc`
 /// files, and both files of every other slice their moves lead to, as deep
-/// as a settled threat lies ([`graph::threats_reach`]); `own_reached`:
-/// the moves come back to the slice itself.
+/// as a settled threat lies ([`graph::threats_reach`]).
 pub struct Threats<'a> {
     pub wdl: &'a Loaded,
     pub dtc: &'a Loaded,
-    pub own_reached: bool,
     pub reached: &'a [ReachedSlice],
 }
 
@@ -264,7 +262,7 @@ pub fn resolve_dont_cares<'a>(
 
 /// Where a settled threat's move leads: the slice being read, or one of
 /// the others its threats reach (an index into [`Threats::reached`]).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 enum Slice {
     Own,
     Reached(usize),
@@ -311,7 +309,7 @@ impl Resolver<'_, '_> {
         }
         let after = white_to_move(after);
         let m = Material::of(&after);
-        let (slice, index) = if m == self.own.material() && self.threats.own_reached {
+        let (slice, index) = if m == self.own.material() {
             (Slice::Own, self.own)
         } else {
             let r = self.threats.reached.iter().position(|r| r.index.material() == m).ok_or_else(|| self.missing(m))?;
@@ -397,13 +395,12 @@ pub fn read_slice<'a>(
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
     }
     let mut values = combine(&wdl, &dtc);
-    let reach = graph::threats_reach(id.material);
-    let reached: Vec<ReachedSlice> = reach
+    let reached: Vec<ReachedSlice> = graph::threats_reach(id.material)
         .iter()
         .filter(|&&m| m != id.material)
         .map(|&m| ReachedSlice::open(dir, SliceId { variant: id.variant, material: m }).with_context(|| format!("{id}: its moves lead to {m}")))
         .collect::<Result<_>>()?;
-    let threats = Threats { wdl: &wdl, dtc: &dtc, own_reached: reach.contains(&id.material), reached: &reached };
+    let threats = Threats { wdl: &wdl, dtc: &dtc, reached: &reached };
     let captures = resolve_dont_cares(&index, &mut values, id.variant, lookup, &threats)?;
     Ok((Solved { index, values, captures }, wdl.header))
 }
