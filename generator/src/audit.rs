@@ -87,7 +87,7 @@ pub fn run(variant: Variant, rules: Arc<RuleSet>, max_pieces: u8, on_pair: &(dyn
     let opts = options(variant, rules.clone());
     let mut known = Known::new();
     let mut slices = Vec::new();
-    let schedule = memory::schedule(&pairs_in_order(max_pieces), |_| false, None).expect("every pair is solved");
+    let schedule = memory::schedule(&pairs_in_order(max_pieces), |_| false, None, memory::Dropped::ReadBack).expect("every pair is solved");
     for step in schedule.steps {
         let material = step.pair;
         let both = solve_pair_both(material, &opts, &known, on_pair);

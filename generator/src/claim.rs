@@ -206,12 +206,14 @@ fn remove_tables(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A table, the manifest, a pair's journal, or the temporary file of
-/// either; also the shared temporary name older runs gave both files of a
-/// slice (`russian-KvK.tmp`).
+/// A table, the manifest, a pair's journal, a working copy, or the
+/// temporary file of either; also the shared temporary name older runs
+/// gave both files of a slice (`russian-KvK.tmp`).
 fn is_damka_file(name: &str) -> bool {
     let table = |n: &str| n.parse::<TableName>().is_ok() || damka::cheskers::parse_table_name(n).is_some();
-    let own = |n: &str| n == MANIFEST_NAME || table(n) || crate::journal::is_journal_name(n);
+    let own = |n: &str| {
+        n == MANIFEST_NAME || table(n) || crate::journal::is_journal_name(n) || crate::spill::is_spill_name(n)
+    };
     // A pair job's manifest before it is linked: damka.toml.<host>-<pid>.
     let jobs = |n: &str| n.strip_prefix(MANIFEST_NAME).is_some_and(|r| r.starts_with('.'));
     own(name) || name.strip_suffix(".tmp").is_some_and(|s| own(s) || jobs(s) || table(&format!("{s}.wdl")))
@@ -353,10 +355,10 @@ mod tests {
 
     #[test]
     fn only_damka_files_are_damka_files() {
-        for ours in ["russian-KvK.wdl", "english-KMvK.dtc", "russian-KvK.wdl.tmp", "russian-KvK.tmp", "damka.toml", "damka.toml.tmp", "russian-KKvK.journal", "damka.toml.node7-42.tmp"] {
+        for ours in ["russian-KvK.wdl", "english-KMvK.dtc", "russian-KvK.wdl.tmp", "russian-KvK.tmp", "damka.toml", "damka.toml.tmp", "russian-KKvK.journal", "damka.toml.node7-42.tmp", "russian-KKvK.spill", "russian-KKvK.spill.tmp"] {
             assert!(is_damka_file(ours), "{ours}");
         }
-        for theirs in ["damka.lock", "russian-KvK.lock", "damka.toml.bak", "notes.txt", "russian-KvK.wdl.bak", "russian.tmp", "chess-KvK.wdl", "russian-Kv.wdl", "x.toml", "x.journal"] {
+        for theirs in ["damka.lock", "russian-KvK.lock", "damka.toml.bak", "notes.txt", "russian-KvK.wdl.bak", "russian.tmp", "chess-KvK.wdl", "russian-Kv.wdl", "x.toml", "x.journal", "x.spill", "russian-Kv.spill"] {
             assert!(!is_damka_file(theirs), "{theirs}");
         }
     }

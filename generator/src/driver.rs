@@ -13,10 +13,11 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::claim;
 use crate::graph::{self, Action};
-use crate::memory;
+use crate::memory::{self, Dropped};
 use crate::plan::human_bytes;
 use crate::journal::{journal_path, Journal};
 use crate::solver::{solve_pair, solve_pair_resumable, Known, Metric, Options};
+use crate::spill;
 use crate::writer::{self, RulesId};
 
 
@@ -46,8 +47,16 @@ pub struct Summary {
     /// journal and this run did not solve again.
     pub resumed_levels: usize,
     /// Slices read back from their tables: those an earlier run finished,
-    /// and those dropped to keep the memory budget and needed again.
+    /// and, in a pair job, those dropped to keep the memory budget and
+    /// needed again.
     pub read_back: usize,
+    /// Slices a whole build dropped to keep the memory budget and restored
+    /// from their working copies when needed again, and the bytes of the
+    /// working copies it wrote.
+    pub restored: usize,
+    pub spilled_bytes: u64,
+    /// Wall seconds spent writing and restoring working copies.
+    pub spill_seconds: f64,
     pub seconds: f64,
     /// The slices solved in this run, by number of pieces.
     pub by_pieces: [PieceSummary; 8],
@@ -86,7 +95,15 @@ pub fn run(job: &Job) -> Result<Summary> {
     check_rules_name(&job.rules)?;
     // Held until the run ends: no other run writes into the directory.
     let _claim = claim::claim(&job.dir, job.variant.into(), &job.rules, job.replace)?;
-    build(job, &graph::pairs_in_order(job.max_pieces))
+    // The directory is this run's alone: working copies left by a killed
+    // run are nobody's.
+    spill::remove_all(&job.dir)?;
+    let summary = build(job, &graph::pairs_in_order(job.max_pieces), Dropped::Spilled);
+    // Cleared whether the build ended well or not; its own error comes first.
+    let cleared = spill::remove_all(&job.dir);
+    let summary = summary?;
+    cleared?;
+    Ok(summary)
 }
 
 /// Builds only the pairs `pairs` (a cluster job: `damka generate --pair`),
@@ -99,7 +116,7 @@ pub fn run_pairs(job: &Job, pairs: &[Material]) -> Result<Summary> {
     pairs.sort();
     pairs.dedup();
     let _claim = claim::claim_pairs(&job.dir, job.variant, &job.rules, &pairs)?;
-    build(job, &pairs)
+    build(job, &pairs, Dropped::ReadBack)
 }
 
 fn check_rules_name(rules: &RuleSet) -> Result<()> {
@@ -108,7 +125,7 @@ fn check_rules_name(rules: &RuleSet) -> Result<()> {
 
 /// Solves what of `targets` is not finished in the claimed directory,
 /// reading back the finished slices it needs.
-fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
+fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
     let started = Instant::now();
     let rules_id = RulesId { name: job.rules.name.clone(), hash: job.rules.hash };
     let opts = Options { variant: job.variant, metric: Metric::Conversion, rules: Some(job.rules.clone()) };
@@ -133,7 +150,7 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
             to_solve.push(pair);
         }
     }
-    let schedule = memory::schedule(&to_solve, finished, job.memory).map_err(|missing| {
+    let schedule = memory::schedule(&to_solve, finished, job.memory, dropped).map_err(|missing| {
         let names: Vec<String> = to_solve.iter().map(|p| format!("{}-{p}", job.variant)).collect();
         anyhow!(
             "cannot build {}: the pair {}-{} is not finished in {} (the pair {} reads it); build it first \
@@ -170,9 +187,24 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
 
     let mut known = Known::new();
     let mut solved_pairs = 0;
-    for step in &schedule.steps {
+    for (at, step) in schedule.steps.iter().enumerate() {
         let material = step.pair;
         match &step.action {
+            Action::Restore(slices) => {
+                for &m in slices {
+                    let started = Instant::now();
+                    let path = spill::spill_path(&job.dir, job.variant, m);
+                    known.insert(m, Arc::new(spill::read(&path, m)?));
+                    summary.restored += 1;
+                    let restored_later = schedule.steps[at + 1..]
+                        .iter()
+                        .any(|s| matches!(&s.action, Action::Restore(later) if later.contains(&m)));
+                    if !restored_later {
+                        std::fs::remove_file(&path).with_context(|| format!("cannot delete {}", path.display()))?;
+                    }
+                    summary.spill_seconds += started.elapsed().as_secs_f64();
+                }
+            }
             Action::Load(slices) => {
                 for &m in slices {
                     // Minutes for a large slice: say what is going on.
@@ -224,6 +256,12 @@ fn build(job: &Job, targets: &[Material]) -> Result<Summary> {
                 }
                 journal.finish()?;
             }
+        }
+        for m in &step.spill {
+            let started = Instant::now();
+            let slice = known.get(m).expect("a slice is spilled while loaded");
+            summary.spilled_bytes += spill::write(&spill::spill_path(&job.dir, job.variant, *m), slice)?;
+            summary.spill_seconds += started.elapsed().as_secs_f64();
         }
         for m in &step.release {
             known.remove(m);

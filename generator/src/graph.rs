@@ -168,6 +168,9 @@ pub enum Action {
     /// from the slices its captures lead to, which costs minutes at six
     /// pieces).
     Load(Vec<Material>),
+    /// Read these slices back from the working copies an earlier step
+    /// spilled ([`crate::spill`]): no other slice is needed for that.
+    Restore(Vec<Material>),
 }
 
 /// One step of a build.
@@ -178,6 +181,9 @@ pub struct Step {
     /// The slices in memory that no later step reads, or that the next
     /// step needs the room of: drop them after this one.
     pub release: Vec<Material>,
+    /// Those of `release` that a later step restores: write their working
+    /// copies before dropping them.
+    pub spill: Vec<Material>,
 }
 
 /// A pair that is needed, neither finished nor to be solved.

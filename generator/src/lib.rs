@@ -23,6 +23,7 @@ pub mod memory;
 pub mod naive;
 pub mod plan;
 pub mod solver;
+pub mod spill;
 pub mod stats;
 pub mod unit;
 pub mod verify;

@@ -8,11 +8,14 @@
 //! drops a kept slice when the next step would not fit, the one read again
 //! latest first, and reads it back from its written tables when a pair
 //! needs it again. Reading a slice back resolves its capture positions
-//! from the slices its captures lead to, so those are loaded first.
+//! from the slices its captures lead to, so those are loaded first. A whole
+//! build spills a dropped slice to a working copy instead
+//! ([`crate::spill`]) and restores it from there, which needs no other
+//! slice and takes seconds where reading back takes minutes.
 //! Pairs are solved one at a time (the threads share the levels of one
 //! pair), so the steps never run side by side.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use damka::{Material, SliceIndex};
 
@@ -74,6 +77,23 @@ fn loading(slice: Material) -> f64 {
     size(slice) * (KEPT_BYTES_PER_POSITION + LOADING_BYTES_PER_POSITION) + reached * REACHED_BYTES_PER_POSITION
 }
 
+/// What becomes of a slice dropped to make room that a later step reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dropped {
+    /// It is read back from its tables (a pair job: other jobs share the
+    /// directory, so it keeps no working copies).
+    ReadBack,
+    /// It is spilled to a working copy and restored from there (a whole
+    /// build).
+    Spilled,
+}
+
+/// Memory in flight while a slice is restored from its working copy, its
+/// values included.
+fn restoring(slice: Material) -> f64 {
+    kept(slice) + crate::spill::RESTORING_BYTES
+}
+
 /// The steps of a build and the peak memory they are estimated at.
 #[derive(Clone, Debug)]
 pub struct Schedule {
@@ -87,18 +107,24 @@ pub struct Schedule {
 /// given. Finished slices a pair reads are read back first, with the
 /// slices their captures lead to; each slice leaves memory once no later
 /// step reads it, or earlier, to make room, when the budget is tight (it
-/// is read back when needed again). Fails naming a needed pair that is
-/// neither finished nor solved before it. The schedule can exceed the
-/// budget only where a single step cannot fit (see [`least_memory`]).
-pub fn schedule(solve: &[Material], finished: impl Fn(Material) -> bool, budget: Option<u64>) -> Result<Schedule, Missing> {
+/// is read back or restored when needed again, as `dropped` says). Fails
+/// naming a needed pair that is neither finished nor solved before it. The
+/// schedule can exceed the budget only where a single step cannot fit (see
+/// [`least_memory`]).
+pub fn schedule(
+    solve: &[Material],
+    finished: impl Fn(Material) -> bool,
+    budget: Option<u64>,
+    dropped: Dropped,
+) -> Result<Schedule, Missing> {
     let mut order: Vec<Material> = solve.iter().map(|&m| pair_of(m)).collect();
     graph::sort_in_order(&mut order);
     order.dedup();
     // A first run without dropping anything finds when each slice is read
     // (its uses), which the real run needs to choose what to drop.
-    let mut dry = Scheduler::new(&order, &finished, None, None);
+    let mut dry = Scheduler::new(&order, &finished, None, dropped, None);
     dry.run()?;
-    let mut real = Scheduler::new(&order, &finished, budget, Some(dry.uses));
+    let mut real = Scheduler::new(&order, &finished, budget, dropped, Some(dry.uses));
     real.run()?;
     Ok(Schedule { steps: real.steps, peak_bytes: (real.peak + BASE_BYTES).ceil() as u64 })
 }
@@ -107,7 +133,7 @@ pub fn schedule(solve: &[Material], finished: impl Fn(Material) -> bool, budget:
 /// back and kept while it is solved, everything else dropped as soon as
 /// it can be. A budget below it cannot build the pair.
 pub fn least_memory(pair: Material) -> u64 {
-    schedule(&[pair], |_| true, Some(0)).expect("finished pairs are never missing").peak_bytes
+    schedule(&[pair], |_| true, Some(0), Dropped::ReadBack).expect("finished pairs are never missing").peak_bytes
 }
 
 /// The pair of `pairs` that needs the most memory, if that is more than
@@ -120,6 +146,9 @@ struct Scheduler<'a, F: Fn(Material) -> bool> {
     order: &'a [Material],
     finished: &'a F,
     budget: Option<u64>,
+    dropped: Dropped,
+    /// The slices with a working copy on disk.
+    spilled: BTreeSet<Material>,
     /// The steps (indices into `order`) at which each slice is read, once
     /// per read, still to come; recorded by the dry run when `None`.
     uses: HashMap<Material, VecDeque<usize>>,
@@ -138,12 +167,15 @@ impl<'a, F: Fn(Material) -> bool> Scheduler<'a, F> {
         order: &'a [Material],
         finished: &'a F,
         budget: Option<u64>,
+        dropped: Dropped,
         uses: Option<HashMap<Material, VecDeque<usize>>>,
     ) -> Scheduler<'a, F> {
         Scheduler {
             order,
             finished,
             budget,
+            dropped,
+            spilled: BTreeSet::new(),
             recording: uses.is_none(),
             uses: uses.unwrap_or_default(),
             loaded: BTreeMap::new(),
@@ -160,7 +192,7 @@ impl<'a, F: Fn(Material) -> bool> Scheduler<'a, F> {
             for slice in solve_reads(pair) {
                 self.ensure(slice, pair)?;
             }
-            self.step(solving(pair), Step { pair, action: Action::Solve, release: Vec::new() });
+            self.step(solving(pair), Step { pair, action: Action::Solve, release: Vec::new(), spill: Vec::new() });
             for s in slices_of(pair) {
                 self.loaded.insert(s, 0);
                 self.kept_bytes += kept(s);
@@ -193,6 +225,11 @@ impl<'a, F: Fn(Material) -> bool> Scheduler<'a, F> {
         }
         if let Some(held) = self.loaded.get_mut(&slice) {
             *held += 1;
+        } else if self.spilled.contains(&slice) {
+            let pair = pair_of(slice);
+            self.step(restoring(slice), Step { pair, action: Action::Restore(vec![slice]), release: Vec::new(), spill: Vec::new() });
+            self.loaded.insert(slice, 1);
+            self.kept_bytes += kept(slice);
         } else {
             let pair = pair_of(slice);
             let solved_before = self.order[..self.now].contains(&pair);
@@ -203,7 +240,7 @@ impl<'a, F: Fn(Material) -> bool> Scheduler<'a, F> {
             for &s in &leads_to {
                 self.ensure(s, pair)?;
             }
-            self.step(loading(slice), Step { pair, action: Action::Load(vec![slice]), release: Vec::new() });
+            self.step(loading(slice), Step { pair, action: Action::Load(vec![slice]), release: Vec::new(), spill: Vec::new() });
             self.loaded.insert(slice, 1);
             self.kept_bytes += kept(slice);
             for s in &leads_to {
@@ -256,11 +293,17 @@ impl<'a, F: Fn(Material) -> bool> Scheduler<'a, F> {
         }
     }
 
-    /// Drops `slice` after the last step.
+    /// Drops `slice` after the last step, spilling it first if a later
+    /// step reads it and the build keeps working copies.
     fn drop_slice(&mut self, slice: Material) {
         self.loaded.remove(&slice);
         self.kept_bytes -= kept(slice);
-        self.steps.last_mut().expect("a slice is loaded by a step").release.push(slice);
+        let read_later = self.uses.get(&slice).is_some_and(|u| !u.is_empty());
+        let step = self.steps.last_mut().expect("a slice is loaded by a step");
+        step.release.push(slice);
+        if self.dropped == Dropped::Spilled && read_later && self.spilled.insert(slice) {
+            step.spill.push(slice);
+        }
     }
 }
 
@@ -355,16 +398,16 @@ mod tests {
 
     #[test]
     fn a_missing_input_is_named() {
-        let err = schedule(&[m("KKvK")], |p| p != m("KvK"), None).unwrap_err();
+        let err = schedule(&[m("KKvK")], |p| p != m("KvK"), None, Dropped::ReadBack).unwrap_err();
         assert_eq!(err, Missing { pair: m("KvK"), needed_by: m("KvKK") });
         // Its promotion (KKvKKK, five pieces) or a four-piece capture.
-        let err = schedule(&[m("KKMvKK")], |p| p.pieces() < 4, None).unwrap_err();
+        let err = schedule(&[m("KKMvKK")], |p| p.pieces() < 4, None, Dropped::ReadBack).unwrap_err();
         assert!(err.pair.pieces() >= 4 && graph::needed_by(&[m("KKMvKK")]).contains(&err.pair), "{err:?}");
     }
 
     #[test]
     fn steps_read_back_only_what_is_read_and_release_everything() {
-        let steps = schedule(&[m("KKvKK")], |_| true, None).unwrap().steps;
+        let steps = schedule(&[m("KKvKK")], |_| true, None, Dropped::ReadBack).unwrap().steps;
         assert_eq!(steps.last().unwrap().action, Action::Solve);
         let mut loaded = BTreeSet::new();
         let mut released = BTreeSet::new();
@@ -381,10 +424,13 @@ mod tests {
     }
 
     /// Replays `steps`, checking that every slice a step reads is loaded
-    /// then; returns the estimated peak and how many slices were read back.
-    fn replay(steps: &[Step]) -> (f64, usize) {
+    /// then, and that a slice is restored only from a working copy spilled
+    /// before; returns the estimated peak and how many slices were read
+    /// back and restored.
+    fn replay(steps: &[Step]) -> (f64, usize, usize) {
         let mut loaded: BTreeSet<Material> = BTreeSet::new();
-        let (mut kept_bytes, mut peak, mut loads) = (0.0f64, 0.0f64, 0);
+        let mut spilled: BTreeSet<Material> = BTreeSet::new();
+        let (mut kept_bytes, mut peak, mut loads, mut restores) = (0.0f64, 0.0f64, 0, 0);
         for step in steps {
             match &step.action {
                 Action::Load(slices) => {
@@ -396,6 +442,15 @@ mod tests {
                         loads += 1;
                     }
                 }
+                Action::Restore(slices) => {
+                    for &s in slices {
+                        assert!(spilled.contains(&s) && !loaded.contains(&s), "{s} restored without a working copy");
+                        peak = peak.max(kept_bytes + restoring(s));
+                        loaded.insert(s);
+                        kept_bytes += kept(s);
+                        restores += 1;
+                    }
+                }
                 Action::Solve => {
                     assert!(solve_reads(step.pair).iter().all(|t| loaded.contains(t)), "{} solved without its inputs", step.pair);
                     peak = peak.max(kept_bytes + solving(step.pair));
@@ -405,32 +460,45 @@ mod tests {
                     }
                 }
             }
+            for s in &step.spill {
+                assert!(step.release.contains(s) && spilled.insert(*s), "{s} spilled twice or kept loaded");
+            }
             for s in &step.release {
                 assert!(loaded.remove(s), "{s} released but not loaded");
                 kept_bytes -= kept(*s);
             }
         }
         assert!(loaded.is_empty(), "left loaded: {loaded:?}");
-        (peak + BASE_BYTES, loads)
+        (peak + BASE_BYTES, loads, restores)
     }
 
     #[test]
-    fn a_budget_is_kept_by_reading_slices_back() {
+    fn a_budget_is_kept_by_reading_slices_back_or_restoring_them() {
         let order = graph::pairs_in_order(5);
-        let free = schedule(&order, |_| false, None).unwrap();
-        let (peak, loads) = replay(&free.steps);
-        assert_eq!(loads, 0, "a build with room reads nothing back");
+        let free = schedule(&order, |_| false, None, Dropped::Spilled).unwrap();
+        let (peak, loads, restores) = replay(&free.steps);
+        assert_eq!((loads, restores), (0, 0), "a build with room reads nothing back");
         assert_eq!(peak.ceil() as u64, free.peak_bytes);
         let least = order.iter().map(|&p| least_memory(p)).max().unwrap();
         assert!(least < free.peak_bytes, "{least} against {}", free.peak_bytes);
         for budget in [least, (least + free.peak_bytes) / 2] {
-            let tight = schedule(&order, |_| false, Some(budget)).unwrap();
-            let (peak, loads) = replay(&tight.steps);
-            assert!(peak <= budget as f64 && tight.peak_bytes <= budget, "{peak} over {budget}");
-            assert!(loads > 0, "{budget}: nothing read back");
-            let solved: Vec<Material> =
-                tight.steps.iter().filter(|s| s.action == Action::Solve).map(|s| s.pair).collect();
-            assert_eq!(solved, order, "the order of the pairs");
+            let mut read_back = [0; 2];
+            for (i, dropped) in [Dropped::ReadBack, Dropped::Spilled].into_iter().enumerate() {
+                let tight = schedule(&order, |_| false, Some(budget), dropped).unwrap();
+                let (peak, loads, restores) = replay(&tight.steps);
+                assert!(peak <= budget as f64 && tight.peak_bytes <= budget, "{peak} over {budget}");
+                read_back[i] = loads + restores;
+                match dropped {
+                    Dropped::ReadBack => assert!(loads > 0 && restores == 0, "{budget}: {loads} read back, {restores} restored"),
+                    // Every slice is solved in the run: none comes from its tables.
+                    Dropped::Spilled => assert!(loads == 0 && restores > 0, "{budget}: {loads} read back, {restores} restored"),
+                }
+                let solved: Vec<Material> =
+                    tight.steps.iter().filter(|s| s.action == Action::Solve).map(|s| s.pair).collect();
+                assert_eq!(solved, order, "the order of the pairs");
+            }
+            // A restore needs no slice loaded for it: fewer are dropped.
+            assert!(read_back[1] < read_back[0], "{budget}: {read_back:?}");
         }
         assert_eq!(largest_over(&order, least), None);
         // The pairs that need the most read the same large slice back

@@ -70,6 +70,11 @@ impl Captures {
         Captures(words)
     }
 
+    /// The bits, position 0 the lowest bit of the first word.
+    pub fn words(&self) -> &[u64] {
+        &self.0
+    }
+
     #[inline]
     pub fn get(&self, index: usize) -> bool {
         self.0[index / 64] >> (index % 64) & 1 == 1

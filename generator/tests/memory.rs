@@ -72,17 +72,28 @@ fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-/// The number in "...; N slices read back ..." of a generate summary.
-fn read_back(stdout: &str) -> usize {
+/// The number before `what` on the memory line of a generate summary
+/// ("...; N slices read back from their tables, M restored from working
+/// copies ..."); 0 where the line does not say.
+fn count(stdout: &str, what: &str) -> usize {
     let line = stdout.lines().find(|l| l.contains("slices read back")).unwrap_or_else(|| panic!("no memory line: {stdout}"));
-    let before = line.split(" slices read back").next().unwrap();
+    let Some((before, _)) = line.split_once(what) else { return 0 };
     before.rsplit(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("{line}"))
+}
+
+/// The working copies in `dir`.
+fn working_copies(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".spill"))
+        .collect()
 }
 
 #[test]
 fn a_tight_budget_is_kept_and_changes_no_byte() {
     let order = pairs_in_order(4);
-    let unbudgeted = memory::schedule(&order, |_| false, None).unwrap().peak_bytes;
+    let unbudgeted = memory::schedule(&order, |_| false, None, memory::Dropped::Spilled).unwrap().peak_bytes;
     // The least a build can keep to: the pair that needs the most.
     let budget = order.iter().map(|&p| memory::least_memory(p)).max().unwrap();
     assert!(budget < unbudgeted, "at 4 pieces the budget binds: {budget} against {unbudgeted}");
@@ -94,9 +105,15 @@ fn a_tight_budget_is_kept_and_changes_no_byte() {
         r
     };
     let f = build(free.path(), "1T");
+    // A working copy a killed run left: the next whole build deletes it.
+    std::fs::write(tight.path().join("russian-KKvK.spill"), b"left by a killed run").unwrap();
     let t = build(tight.path(), &format!("{}K", budget.div_ceil(1024)));
-    assert_eq!(read_back(&f.stdout), 0, "{}", f.stdout);
-    assert!(read_back(&t.stdout) > 0, "the budget made it drop slices and read them back: {}", t.stdout);
+    assert_eq!(count(&f.stdout, " slices read back") + count(&f.stdout, " restored"), 0, "{}", f.stdout);
+    // Every slice is solved in the run: dropped ones come back from the
+    // working copies it spilled, none from the tables.
+    assert_eq!(count(&t.stdout, " slices read back"), 0, "{}", t.stdout);
+    assert!(count(&t.stdout, " restored") > 0, "the budget made it drop slices and restore them: {}", t.stdout);
+    assert_eq!(working_copies(tight.path()), Vec::<String>::new(), "working copies left behind");
     assert!(f.peak > 0 && t.peak > 0, "no VmHWM in /proc/PID/status: this test needs Linux's /proc");
     assert!(t.peak <= budget, "peak {} over the budget {budget}", t.peak);
     eprintln!("peak resident: {} bytes without a budget, {} within {budget}", f.peak, t.peak);

@@ -83,7 +83,7 @@ fn the_graph_names_every_slice_the_solver_reads_in_the_builds_order() {
             }
         }
         // A whole build solves the pairs in that order.
-        let solved: Vec<Material> = memory::schedule(&order, |_| false, None)
+        let solved: Vec<Material> = memory::schedule(&order, |_| false, None, memory::Dropped::ReadBack)
             .unwrap()
             .steps
             .into_iter()

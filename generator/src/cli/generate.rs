@@ -66,8 +66,10 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "MATERIAL")]
     pair: Vec<String>,
     /// Memory budget (e.g. 12G, 512M, 1.5GiB; powers of 1024). The build
-    /// keeps to it by dropping finished slices and reading them back from
-    /// their tables when needed again; a pair that cannot fit is named
+    /// keeps to it by dropping finished slices and bringing them back when
+    /// needed again: from working copies it writes beside the tables
+    /// (*.spill, deleted as it goes), or, in a --pair job, by reading their
+    /// tables back; a pair that cannot fit is named
     /// before any work. Default: three quarters of the memory available at
     /// the start (MemAvailable in /proc/meminfo), leaving the rest to the
     /// machine's other programs and the page cache; no budget where the
@@ -187,5 +189,15 @@ fn print_summary(s: &driver::Summary, memory_budget: Option<u64>) {
     }
     let budget = memory_budget.map_or("no budget".to_string(), |b| format!("budget {}", human_bytes(b)));
     let peak = memory::peak_resident().map_or("unknown".to_string(), human_bytes);
-    println!("  memory: peak {peak} resident ({budget}); {} slices read back from their tables", s.read_back);
+    let spilled = if s.restored > 0 {
+        format!(
+            ", {} restored from working copies ({} written; {:.1} s writing and restoring)",
+            s.restored,
+            human_bytes(s.spilled_bytes),
+            s.spill_seconds
+        )
+    } else {
+        String::new()
+    };
+    println!("  memory: peak {peak} resident ({budget}); {} slices read back from their tables{spilled}", s.read_back);
 }
