@@ -9,7 +9,7 @@
 //!   so the states form layers solved from the limit down to a fresh count.
 
 use damka::index::{DenseRays, MenConfig, SliceIndex};
-use damka::movegen::{generate, has_capture, Routes};
+use damka::movegen::{capture_moves, Routes};
 use damka::{Material, Move, Position, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -169,8 +169,7 @@ impl<'a> Unit<'a> {
         let pos = half.index.position_with(half.config, own, opp).expect("enumerated kings fit the slice");
         let mut best: Option<Value> = None;
         let mut keep = |v: Value| best = Some(best.map_or(v, |b| better(b, v)));
-        if has_capture(&pos, self.variant) {
-            generate(&pos, self.variant, Routes::Merge, moves);
+        if capture_moves(&pos, self.variant, Routes::Merge, moves) {
             for m in moves.iter() {
                 keep(exits.exit(&pos, m));
             }

@@ -73,6 +73,19 @@ pub(crate) fn count_moves_with(
     n
 }
 
+/// Appends the captures of `pos` to `moves` (cleared first) if its side
+/// to move must capture, and says whether it must: [`has_capture`] and
+/// [`generate`] in one, finding the capturing pieces once.
+pub fn capture_moves(pos: &Position, variant: Variant, routes: Routes, moves: &mut Vec<Move>) -> bool {
+    moves.clear();
+    let rules = variant.rules();
+    let capturers = capturers(pos, rules);
+    if capturers.has_any() {
+        generate_captures(pos, rules, routes, capturers, moves);
+    }
+    capturers.has_any()
+}
+
 /// Whether the side to move must capture.
 pub fn has_capture(pos: &Position, variant: Variant) -> bool {
     capturers(pos, variant.rules()).has_any()

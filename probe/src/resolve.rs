@@ -12,7 +12,7 @@
 //! limits are at least 1 ply (rules.rs).
 
 use crate::board::Color;
-use crate::movegen::{generate, has_capture, is_threatened, Routes};
+use crate::movegen::{capture_moves, generate, has_capture, is_threatened, Routes};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::value::{value_order, Value, Wdl};
@@ -28,10 +28,9 @@ pub fn capture_value<E>(
     moves: &mut Vec<Move>,
     mut successor: impl FnMut(&Position) -> Result<Value, E>,
 ) -> Result<Option<Value>, E> {
-    if !has_capture(pos, variant) {
+    if !capture_moves(pos, variant, Routes::Merge, moves) {
         return Ok(None);
     }
-    generate(pos, variant, Routes::Merge, moves);
     let mut best = Wdl::Loss;
     for m in moves.iter() {
         let after = pos.play(m);

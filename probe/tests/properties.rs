@@ -9,7 +9,7 @@ mod reference;
 use std::collections::BTreeSet;
 
 use common::{moves, shape, Shape};
-use damka::movegen::{count_moves, has_capture, Routes};
+use damka::movegen::{capture_moves, count_moves, has_capture, Routes};
 use damka::{fen, notation, Bitboard, Color, Move, Position, Setup, Square, Variant};
 use proptest::prelude::*;
 
@@ -78,6 +78,10 @@ fn check(pos: &Position, variant: Variant) -> Result<(), TestCaseError> {
     prop_assert_eq!(count_moves(pos, variant, Routes::Each), each.len());
     prop_assert_eq!(count_moves(pos, variant, Routes::Merge), merged.len());
     prop_assert_eq!(has_capture(pos, variant), each.first().is_some_and(Move::is_capture));
+    let mut captures = each.clone(); // not empty: the call clears it
+    let must = capture_moves(pos, variant, Routes::Merge, &mut captures);
+    prop_assert_eq!(must, has_capture(pos, variant));
+    prop_assert_eq!(&captures, if must { &merged } else { &Vec::new() }, "{} {:?}", variant, pos);
 
     // Turned around, Black's moves are White's moves turned.
     let turned = sorted(moves(&pos.flip(), variant, Routes::Each).iter().map(|m| shape(m, true)).collect());
