@@ -25,9 +25,11 @@ use crate::memory::{self, Dropped};
 const SOLVE_PER_CORE_SECOND: f64 = 1.0e6;
 
 /// Reading a finished slice back (decompressing it and resolving its
-/// capture positions), positions per second per core: MMvMMM reads back
-/// 8.2 M positions in about 2 s CPU before its first pass.
-const LOAD_PER_CORE_SECOND: f64 = 4.0e6;
+/// capture positions and settled threats), positions per second per core:
+/// the pair job KKMvKMM on one thread reads back its 40 slices, 209 M
+/// positions, in 209 s before its first pass (format 7, 2026-12-01; in
+/// format 3 MMvMMM read back 4 M positions a second).
+const LOAD_PER_CORE_SECOND: f64 = 1.0e6;
 
 /// Restoring a slice from its working copy, writing that copy included
 /// (every copy is restored at least once), positions restored per second
