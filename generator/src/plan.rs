@@ -93,10 +93,11 @@ pub struct BudgetPlan {
     /// --memory`), when every pair fits: its estimated peak, the positions
     /// it reads back from their tables (slices finished before it starts)
     /// and those it restores from working copies (slices dropped to make
-    /// room, read again).
+    /// room, read again), and its core-hours.
     pub local_build_memory_bytes: Option<u64>,
     pub local_build_reads_back: Option<u64>,
     pub local_build_restores: Option<u64>,
+    pub local_build_core_hours: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -109,8 +110,10 @@ pub struct Totals {
     /// The largest memory estimate of any job, bytes.
     pub largest_job_memory_bytes: u64,
     /// The estimated peak of a local build of every pair without a budget
-    /// (every slice kept until no later pair reads it), bytes.
+    /// (every slice kept until no later pair reads it), bytes, and its
+    /// core-hours (it reads nothing back).
     pub local_build_memory_bytes: u64,
+    pub local_build_core_hours: f64,
     pub core_hours: f64,
     /// The longest chain of jobs, each waiting for the one before: the
     /// least wall time however many machines, core-hours at one core a job.
@@ -207,6 +210,7 @@ pub fn plan(pieces: u8, passes: u64, group_core_seconds: f64, budget: Option<u64
         chain[j] = job.core_seconds + job.after.iter().map(|&a| chain[a]).fold(0.0, f64::max);
     }
     let biggest = pairs.iter().max_by_key(|p| p.positions).expect("at least one pair");
+    let local = estimate(&order, passes, None, Dropped::Spilled);
     let totals = Totals {
         pairs: pairs.len(),
         slices: order.iter().map(|&p| graph::slices_of(p).len()).sum(),
@@ -214,20 +218,22 @@ pub fn plan(pieces: u8, passes: u64, group_core_seconds: f64, budget: Option<u64
         biggest_pair: biggest.pair.clone(),
         biggest_pair_positions: biggest.positions,
         largest_job_memory_bytes: jobs.iter().map(|j| j.memory_bytes).max().unwrap_or(0),
-        local_build_memory_bytes: estimate(&order, passes, None, Dropped::Spilled).peak_bytes,
+        local_build_memory_bytes: local.peak_bytes,
+        local_build_core_hours: local.core_seconds / 3600.0,
         core_hours: jobs.iter().map(|j| j.core_seconds).sum::<f64>() / 3600.0,
         critical_path_core_hours: chain.iter().copied().fold(0.0, f64::max) / 3600.0,
     };
     let budget = budget.map(|memory_bytes| {
         let mut over: Vec<&PairPlan> = pairs.iter().filter(|p| p.memory_bytes > memory_bytes).collect();
         over.sort_by_key(|p| std::cmp::Reverse(p.memory_bytes));
-        let local = over.is_empty().then(|| estimate(&order, passes, Some(memory_bytes), Dropped::Spilled));
+        let within = over.is_empty().then(|| estimate(&order, passes, Some(memory_bytes), Dropped::Spilled));
         BudgetPlan {
             memory_bytes,
             pairs_over: over.iter().map(|p| p.pair.clone()).collect(),
-            local_build_memory_bytes: local.as_ref().map(|l| l.peak_bytes),
-            local_build_reads_back: local.as_ref().map(|l| l.reads_back),
-            local_build_restores: local.as_ref().map(|l| l.restores),
+            local_build_memory_bytes: within.as_ref().map(|l| l.peak_bytes),
+            local_build_reads_back: within.as_ref().map(|l| l.reads_back),
+            local_build_restores: within.as_ref().map(|l| l.restores),
+            local_build_core_hours: within.as_ref().map(|l| l.core_seconds / 3600.0),
         }
     });
     Plan { pieces, passes, pairs, jobs, totals, budget }
@@ -279,7 +285,8 @@ impl Plan {
         out.push_str(&format!(
             "\n{} pairs ({} slices), {} positions, {} pass(es) each; biggest pair {} ({} positions)\n\
              {} jobs (pairs under {} core-seconds grouped); largest job memory {}; {:.1} core-hours in all, \
-             {:.1} along the longest chain of jobs; a local build of every pair peaks at {} without a budget\n\
+             {:.1} along the longest chain of jobs; a local build of every pair peaks at {} without a budget \
+             and takes {:.1} core-hours\n\
              (time at one core per job, from rates measured on a 2-core machine; a pair's memory is the least a job of \
              it alone needs)\n",
             t.pairs,
@@ -294,13 +301,14 @@ impl Plan {
             t.core_hours,
             t.critical_path_core_hours,
             human_bytes(t.local_build_memory_bytes),
+            t.local_build_core_hours,
         ));
         if let Some(b) = &self.budget {
             let budget = human_bytes(b.memory_bytes);
-            match (b.local_build_memory_bytes, b.local_build_reads_back, b.local_build_restores) {
-                (Some(peak), Some(read), Some(restored)) => out.push_str(&format!(
+            match (b.local_build_memory_bytes, b.local_build_reads_back, b.local_build_restores, b.local_build_core_hours) {
+                (Some(peak), Some(read), Some(restored), Some(hours)) => out.push_str(&format!(
                     "every pair fits in {budget}: a local build within it peaks at {}, reading back {read} positions \
-                     and restoring {restored} from working copies\n",
+                     and restoring {restored} from working copies, in {hours:.1} core-hours\n",
                     human_bytes(peak)
                 )),
                 _ => {
@@ -435,5 +443,24 @@ mod tests {
         let all: u64 = Material::all_up_to(4).iter().map(|&m| SliceIndex::new(m).size()).sum();
         assert_eq!(plan.totals.positions, all);
         assert_eq!(plan.totals.slices, Material::all_up_to(4).len());
+    }
+
+    #[test]
+    fn a_local_build_costs_less_than_the_jobs_that_read_their_inputs_back() {
+        let plan = plan(5, 2, 0.0, None);
+        let solving = plan.totals.positions as f64 * 2.0 / SOLVE_PER_CORE_SECOND / 3600.0;
+        // It reads nothing back: solving is all it costs.
+        assert!((plan.totals.local_build_core_hours - solving).abs() < 1e-9, "{plan:?}");
+        let read_back: u64 = plan.pairs.iter().map(|p| p.reads_back).sum();
+        let jobs = solving + read_back as f64 / LOAD_PER_CORE_SECOND / 3600.0;
+        assert!(read_back > 0 && (plan.totals.core_hours - jobs).abs() < 1e-9, "{} against {jobs}", plan.totals.core_hours);
+        assert!(plan.totals.local_build_core_hours < plan.totals.core_hours);
+        // Within the least budget, dropped slices come back from working
+        // copies: some time, far less than reading them back.
+        let least = graph::pairs_in_order(5).into_iter().map(memory::least_memory).max().unwrap();
+        let tight = super::plan(5, 2, 0.0, Some(least)).budget.expect("a budget was given");
+        let (restores, hours) = (tight.local_build_restores.unwrap(), tight.local_build_core_hours.unwrap());
+        assert_eq!(tight.local_build_reads_back, Some(0));
+        assert!(restores > 0 && hours > solving && hours < solving + restores as f64 / LOAD_PER_CORE_SECOND / 3600.0);
     }
 }
