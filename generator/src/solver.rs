@@ -427,20 +427,28 @@ struct Tables<'a> {
     metric: Metric,
 }
 
+/// Materials numbered densely (each count below 13), so that solved slices
+/// are found by a plain array index in hot loops: a hash per lookup showed
+/// in profiles.
+pub const MATERIAL_CODES: usize = 13 * 13 * 13 * 13;
+
+/// The dense number of `m` (below [`MATERIAL_CODES`]).
+#[inline]
+pub fn material_code(m: Material) -> usize {
+    let c = |n: u8| n as usize;
+    ((c(m.own_kings) * 13 + c(m.own_men)) * 13 + c(m.opp_kings)) * 13 + c(m.opp_men)
+}
+
 impl<'a> Tables<'a> {
-    fn code(m: Material) -> usize {
-        let c = |n: u8| n as usize;
-        ((c(m.own_kings) * 13 + c(m.own_men)) * 13 + c(m.opp_kings)) * 13 + c(m.opp_men)
-    }
 
     fn new(known: &'a Known, pair: &'a Pair, opts: &Options, rules: bool, binding: Binding) -> Tables<'a> {
-        let mut finals = vec![None; 13 * 13 * 13 * 13];
+        let mut finals = vec![None; MATERIAL_CODES];
         for s in known.values().map(|s| &**s).chain(pair.finals()) {
-            finals[Tables::code(s.index.material())] = Some(s);
+            finals[material_code(s.index.material())] = Some(s);
         }
-        let mut raw = vec![None; 13 * 13 * 13 * 13];
+        let mut raw = vec![None; MATERIAL_CODES];
         for s in &pair.raw {
-            raw[Tables::code(s.index.material())] = Some(s);
+            raw[material_code(s.index.material())] = Some(s);
         }
         Tables { finals, raw, rules, man_moves_reset: binding == Binding::KingsOnly, metric: opts.metric }
     }
@@ -453,7 +461,7 @@ impl Tables<'_> {
     #[inline]
     fn after(&self, material: Material, index: u64, converts: bool) -> Value {
         let resets = (converts || self.man_moves_reset) && self.metric == Metric::Conversion;
-        let code = Tables::code(material);
+        let code = material_code(material);
         let value = if converts || self.man_moves_reset {
             let v = self.finals[code].unwrap_or_else(|| panic!("slice {material} is solved before it is needed")).at(index);
             // What the rules (or their absence) make of the stored value.
@@ -480,7 +488,7 @@ impl Exits for Tables<'_> {
             return Value::new(Wdl::Loss, 0).back_one_ply(resets);
         }
         // Any slice's indexer ranks the same way: the one of `material`.
-        let index = match self.finals[Tables::code(material)] {
+        let index = match self.finals[material_code(material)] {
             Some(s) => s.index.index_unchecked(&after),
             None => panic!("slice {material} is solved before it is needed"),
         };

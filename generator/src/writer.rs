@@ -26,7 +26,7 @@ use damka::{Material, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::catalog::{self, SliceId};
-use crate::solver::{Known, Solved};
+use crate::solver::{material_code, Known, Solved, MATERIAL_CODES};
 
 /// The rule set a table was built with, as recorded in its header.
 #[derive(Clone, Debug)]
@@ -402,6 +402,10 @@ pub fn is_written(path: impl Fn(Kind) -> PathBuf, slice: TableSlice, positions: 
 /// Loads a finished slice back into memory (to resume a run): its files,
 /// with capture positions resolved from the slices in `known`.
 pub fn load(dir: &Path, variant: Variant, material: Material, known: &Known) -> Result<Solved> {
-    let lookup = |m: Material| known.get(&m).map(|s| (&s.index, &s.values[..]));
+    let mut dense = vec![None; MATERIAL_CODES];
+    for s in known.values() {
+        dense[material_code(s.index.material())] = Some((&s.index, &s.values[..]));
+    }
+    let lookup = |m: Material| dense[material_code(m)];
     Ok(catalog::read_slice(dir, SliceId { variant, material }, &lookup)?.0)
 }
