@@ -197,9 +197,14 @@ fn describe(game: Game, rules: &RuleSetId, format: u16) -> String {
 /// Deletes damka's table files, their temporary files and the manifest
 /// from `dir`; nothing else.
 fn remove_tables(dir: &Path) -> Result<()> {
+    remove_files(dir, is_damka_file)
+}
+
+/// Deletes the files of `dir` whose names `ours` accepts.
+pub(crate) fn remove_files(dir: &Path, ours: impl Fn(&str) -> bool) -> Result<()> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
-        if entry.file_name().to_str().is_some_and(is_damka_file) {
+        if entry.file_name().to_str().is_some_and(&ours) {
             std::fs::remove_file(entry.path()).with_context(|| format!("cannot delete {}", entry.path().display()))?;
         }
     }

@@ -40,7 +40,7 @@ pub fn journal_path(dir: &Path, variant: Variant, material: Material) -> PathBuf
 
 /// Whether a file name is a journal's (`russian-KKvK.journal`).
 pub fn is_journal_name(name: &str) -> bool {
-    name.strip_suffix(".journal").is_some_and(|s| format!("{s}.wdl").parse::<damka::TableName>().is_ok())
+    crate::writer::is_slice_file(name, ".journal")
 }
 
 /// An open journal: the levels an earlier run kept, and the file new ones

@@ -57,20 +57,12 @@ pub fn spill_path(dir: &Path, variant: Variant, material: Material) -> PathBuf {
 
 /// Whether a file name is a working copy's (`russian-KKvK.spill`).
 pub fn is_spill_name(name: &str) -> bool {
-    name.strip_suffix(".spill").is_some_and(|s| format!("{s}.wdl").parse::<damka::TableName>().is_ok())
+    crate::writer::is_slice_file(name, ".spill")
 }
 
 /// Deletes every working copy in `dir` (and its temporary file).
 pub fn remove_all(dir: &Path) -> Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if is_spill_name(name) || name.strip_suffix(".tmp").is_some_and(is_spill_name) {
-            std::fs::remove_file(entry.path()).with_context(|| format!("cannot delete {}", entry.path().display()))?;
-        }
-    }
-    Ok(())
+    crate::claim::remove_files(dir, |name| is_spill_name(name) || name.strip_suffix(".tmp").is_some_and(is_spill_name))
 }
 
 fn material_bytes(m: Material) -> [u8; 4] {

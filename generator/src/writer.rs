@@ -49,6 +49,12 @@ fn block_positions(kind: Kind) -> u32 {
 /// 9 in the same time (docs/COMPRESSION.md).
 const ZSTD_LEVEL: i32 = 8;
 
+/// Whether `name` is `<variant>-<material><suffix>`: a slice's file beside
+/// its tables, such as its journal (`.journal`) or working copy (`.spill`).
+pub fn is_slice_file(name: &str, suffix: &str) -> bool {
+    name.strip_suffix(suffix).is_some_and(|s| format!("{s}.wdl").parse::<damka::TableName>().is_ok())
+}
+
 pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: Kind) -> PathBuf {
     dir.join(format!("{variant}-{material}.{}", kind.extension()))
 }
