@@ -9,7 +9,7 @@ mod reference;
 use std::collections::BTreeSet;
 
 use common::{moves, shape, Shape};
-use damka::movegen::{capture_moves, count_moves, has_capture, Routes};
+use damka::movegen::{capture_moves, count_moves, has_capture, is_threatened, Routes};
 use damka::{fen, notation, Bitboard, Color, Move, Position, Setup, Square, Variant};
 use proptest::prelude::*;
 
@@ -82,6 +82,10 @@ fn check(pos: &Position, variant: Variant) -> Result<(), TestCaseError> {
     let must = capture_moves(pos, variant, Routes::Merge, &mut captures);
     prop_assert_eq!(must, has_capture(pos, variant));
     prop_assert_eq!(&captures, if must { &merged } else { &Vec::new() }, "{} {:?}", variant, pos);
+    // A threat is a capture the other side would have, were it its turn.
+    let other_turn = Position::from_setup(&Setup { turn: Some(pos.turn().opponent()), ..pos.setup() }).expect("same pieces");
+    let threatened = reference::moves(&other_turn, variant).first().is_some_and(|m| !m.captured.is_empty());
+    prop_assert_eq!(is_threatened(pos, variant), threatened, "{} {:?}", variant, pos);
 
     // Turned around, Black's moves are White's moves turned.
     let turned = sorted(moves(&pos.flip(), variant, Routes::Each).iter().map(|m| shape(m, true)).collect());
