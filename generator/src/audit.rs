@@ -91,8 +91,9 @@ pub fn run(variant: Variant, rules: Arc<RuleSet>, max_pieces: u8, on_pair: &(dyn
     for step in schedule.steps {
         let material = step.pair;
         let both = solve_pair_both(material, &opts, &known, on_pair);
-        let finals = both.rules.unwrap_or_else(|| both.pure.iter().map(Solved::copy).collect());
-        for (pure, fin) in both.pure.iter().zip(&finals) {
+        let finals = both.finals;
+        let pure = both.pure.unwrap_or_else(|| finals.iter().map(Solved::copy).collect());
+        for (pure, fin) in pure.iter().zip(&finals) {
             slices.push(audit_slice(variant, &rules, pure, fin));
         }
         for s in finals {

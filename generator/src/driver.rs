@@ -16,7 +16,7 @@ use crate::graph::{self, Action};
 use crate::memory::{self, Dropped};
 use crate::plan::human_bytes;
 use crate::journal::{journal_path, Journal};
-use crate::solver::{solve_pair, solve_pair_resumable, Known, Metric, Options};
+use crate::solver::{solve_pair, solve_pair_resumable, Keep, Known, Metric, Options};
 use crate::spill;
 use crate::writer::{self, RulesId};
 
@@ -232,13 +232,14 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                         overall.inc(n);
                     },
                     &mut journal,
+                    Keep::Finals,
                 )?;
                 bar.finish_and_clear();
                 summary.resumed_levels += journal.restored();
                 let by_pieces = &mut summary.by_pieces[material.pieces() as usize];
                 by_pieces.seconds[0] += solved.seconds[0];
                 by_pieces.seconds[1] += solved.seconds[1];
-                let finals = solved.finals();
+                let finals = solved.finals;
                 let writing = Instant::now();
                 for s in &finals {
                     // A settled threat's moves lead into the pair's other

@@ -131,56 +131,107 @@ impl Options {
 /// Solves `material` and its twin. Returns one or two solved slices with
 /// their final values (rule values under a rule set).
 pub fn solve_pair(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
-    solve_pair_both(material, opts, known, on_level).finals()
+    solve_pair_resumable(material, opts, known, on_level, &mut NoCheckpoint, Keep::Finals)
+        .expect("solving in memory cannot fail")
+        .finals
 }
 
-/// Both solutions of a slice pair.
+/// What a pair's solution keeps of its pure pass under a rule set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// The final values alone. The rule pass needs only the pure results
+    /// (two bits a position, not a packed value of two bytes), so the pure
+    /// values are dropped before it: a third less memory in flight.
+    Finals,
+    /// The pure values too (the audit compares them with the rule values).
+    Both,
+}
+
+/// The solution of a slice pair.
 pub struct PairSolution {
-    /// Pure values with distances to conversion.
-    pub pure: Vec<Solved>,
-    /// Rule values; `None` without a rule set.
-    pub rules: Option<Vec<Solved>>,
+    /// The values the tables store: rule values under a rule set, pure
+    /// values (distances to conversion) otherwise.
+    pub finals: Vec<Solved>,
+    /// Pure values beside the rule values: only under a rule set, with
+    /// [`Keep::Both`].
+    pub pure: Option<Vec<Solved>>,
     /// Wall seconds of the pure pass and of the rule pass (0 without one):
     /// what rule-aware generation costs over pure.
     pub seconds: [f64; 2],
 }
 
-impl PairSolution {
-    /// The values the tables store: rule values under a rule set.
-    pub fn finals(self) -> Vec<Solved> {
-        self.rules.unwrap_or(self.pure)
-    }
-}
-
 /// Solves `material` and its twin for pure values and, under a rule set,
 /// for rule values too (the audit compares the two).
 pub fn solve_pair_both(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> PairSolution {
-    solve_pair_resumable(material, opts, known, on_level, &mut NoCheckpoint).expect("solving in memory cannot fail")
+    solve_pair_resumable(material, opts, known, on_level, &mut NoCheckpoint, Keep::Both).expect("solving in memory cannot fail")
 }
 
-/// [`solve_pair_both`], keeping each finished level in `checkpoint` and
-/// taking the levels an earlier, interrupted run kept there instead of
-/// solving them again. Fails only where the checkpoint does.
+/// Solves `material` and its twin, keeping each finished level in
+/// `checkpoint` and taking the levels an earlier, interrupted run kept
+/// there instead of solving them again. Fails only where the checkpoint
+/// does.
 pub fn solve_pair_resumable(
     material: Material,
     opts: &Options,
     known: &Known,
     on_level: &(dyn Fn(u64) + Sync),
     checkpoint: &mut dyn Checkpoint,
+    keep: Keep,
 ) -> Result<PairSolution> {
     let started = Instant::now();
     let pure = solve(material, opts, known, None, Binding::Quiet, on_level, Pass::Pure, checkpoint)?;
     let pure_seconds = started.elapsed().as_secs_f64();
     Ok(match opts.rule_pass() {
-        None => PairSolution { pure, rules: None, seconds: [pure_seconds, 0.0] },
+        None => PairSolution { finals: pure, pure: None, seconds: [pure_seconds, 0.0] },
         Some(rules) => {
             let started = Instant::now();
+            let results: Vec<PureResults> = pure.iter().map(PureResults::of).collect();
+            let pure = (keep == Keep::Both).then_some(pure);
             let binding = rules.binding(material);
-            let verdicts = Verdicts { rules, pure: &pure, binding };
-            let rules = solve(material, opts, known, Some(&verdicts), binding, on_level, Pass::Rules, checkpoint)?;
-            PairSolution { pure, rules: Some(rules), seconds: [pure_seconds, started.elapsed().as_secs_f64()] }
+            let verdicts = Verdicts { rules, pure: &results, binding };
+            let finals = solve(material, opts, known, Some(&verdicts), binding, on_level, Pass::Rules, checkpoint)?;
+            PairSolution { finals, pure, seconds: [pure_seconds, started.elapsed().as_secs_f64()] }
         }
     })
+}
+
+/// A slice's pure results, two bits a position: all the rule pass needs of
+/// its pure values (whether a position is won or lost at all).
+struct PureResults {
+    index: SliceIndex,
+    bits: Vec<u64>,
+}
+
+impl PureResults {
+    const PER_WORD: usize = 32;
+
+    fn of(solved: &Solved) -> PureResults {
+        let bits = solved
+            .values
+            .par_chunks(Self::PER_WORD)
+            .map(|chunk| {
+                chunk.iter().enumerate().fold(0u64, |word, (i, &packed)| {
+                    let code = match Value::unpack(packed).expect("solver writes valid values").wdl {
+                        Wdl::Win => 1,
+                        Wdl::Loss => 2,
+                        _ => 0,
+                    };
+                    word | code << (2 * i)
+                })
+            })
+            .collect();
+        PureResults { index: solved.index.clone(), bits }
+    }
+
+    /// The pure result at `index`: a win, a loss or a draw.
+    #[inline]
+    fn at(&self, index: usize) -> Wdl {
+        match self.bits[index / Self::PER_WORD] >> (2 * (index % Self::PER_WORD)) & 3 {
+            1 => Wdl::Win,
+            2 => Wdl::Loss,
+            _ => Wdl::Draw,
+        }
+    }
 }
 
 /// The two passes over a pair under a rule set.
@@ -227,8 +278,8 @@ impl Checkpoint for NoCheckpoint {
 /// Turns a pair's rule distances into rule values, position by position.
 struct Verdicts<'a> {
     rules: &'a RuleSet,
-    /// The pure solution of the pair.
-    pure: &'a [Solved],
+    /// The pure results of the pair.
+    pure: &'a [PureResults],
     binding: Binding,
 }
 
@@ -236,8 +287,8 @@ impl Verdicts<'_> {
     /// The rule values of the positions of `unit` (configuration `config`)
     /// from their rule distances `raw`, in the unit's order.
     fn judge_unit(&self, unit: &Unit, config: MenConfig, raw: &[u16]) -> Vec<u16> {
-        let starts = half_starts(self.pure, config);
         let last = self.pure.len() - 1;
+        let starts = half_starts(&self.pure[0].index, &self.pure[last].index, config);
         // A limit depends on a position only through its material (one per
         // half) and the lone kings on the main road: worked out once per
         // half and road, not per position.
@@ -248,7 +299,7 @@ impl Verdicts<'_> {
                 let raw = Value::unpack(packed).expect("unit packs values");
                 let half = usize::from(local >= unit.white_len());
                 let (slice, offset) = if half == 0 { (0, local) } else { (last, local - unit.white_len()) };
-                let pure = self.pure[slice].at((starts[half] + offset) as u64);
+                let pure = self.pure[slice].at(starts[half] + offset);
                 let pos = unit.slice_position(local);
                 let limit = *limits[half][usize::from(lone_kings_on_main_road(&pos))]
                     .get_or_insert_with(|| [true, false].map(|wins| self.rules.reset_limit(self.binding, &pos, wins)));
@@ -258,13 +309,13 @@ impl Verdicts<'_> {
     }
 
     /// The rule value of a position from its rule distance `raw`, its pure
-    /// value and its reset limits (for the side to move winning, losing).
-    fn judge(raw: Value, pure: Value, limit: [Option<u32>; 2]) -> Value {
+    /// result and its reset limits (for the side to move winning, losing).
+    fn judge(raw: Value, pure: Wdl, limit: [Option<u32>; 2]) -> Value {
         let within = |wins: bool| limit[usize::from(!wins)].is_none_or(|l| u32::from(raw.plies.0) <= l);
         // A saved result keeps the rule distance that was too long, or 0
         // where no reset can be forced at all (docs/FORMAT.md).
         let over = if raw.wdl == Wdl::Draw { 0 } else { raw.plies.0 };
-        match (raw.wdl, pure.wdl) {
+        match (raw.wdl, pure) {
             (Wdl::Win, _) if within(true) => raw,
             (Wdl::Loss, _) if within(false) => raw,
             (_, Wdl::Win) => Value::new(Wdl::CursedWin, over),
@@ -370,7 +421,7 @@ fn solve_level(
 fn store(slices: &mut [Solved], config: MenConfig, values: &[u16], captures: &[bool]) -> u64 {
     let white_len = slices[0].index.kings_per_config() as usize;
     let b = slices.len() - 1;
-    let starts = half_starts(slices, config);
+    let starts = half_starts(&slices[0].index, &slices[b].index, config);
     for (half, (slice, start)) in [(0, starts[0]), (b, starts[1])].into_iter().enumerate() {
         let local = if half == 0 { 0..white_len } else { white_len..values.len() };
         let s = &mut slices[slice];
@@ -391,9 +442,9 @@ fn store(slices: &mut [Solved], config: MenConfig, values: &[u16], captures: &[b
 /// Where the two halves of the unit of `config` start in the pair's
 /// slices: White to move in the first slice, Black to move (flipped) in
 /// the last.
-fn half_starts(slices: &[Solved], config: MenConfig) -> [usize; 2] {
-    let start = |s: &Solved, c: MenConfig| (s.index.config_rank(c) * s.index.kings_per_config()) as usize;
-    [start(&slices[0], config), start(&slices[slices.len() - 1], config.flip())]
+fn half_starts(first: &SliceIndex, last: &SliceIndex, config: MenConfig) -> [usize; 2] {
+    let start = |index: &SliceIndex, c: MenConfig| (index.config_rank(c) * index.kings_per_config()) as usize;
+    [start(first, config), start(last, config.flip())]
 }
 
 /// The configurations of a slice by progress level. A symmetric slice holds

@@ -16,7 +16,7 @@ use damka::{Material, RuleSet, Variant};
 use damka_generator::graph::pairs_in_order;
 use damka_generator::journal::Journal;
 use damka_generator::solver::{
-    solve_pair_both, solve_pair_resumable, Checkpoint, ConfigResult, Known, Metric, Options, Pass,
+    solve_pair_both, solve_pair_resumable, Checkpoint, ConfigResult, Keep, Known, Metric, Options, Pass,
 };
 use damka_generator::writer::RulesId;
 
@@ -90,7 +90,7 @@ fn a_pair_interrupted_inside_resumes_to_the_same_values() {
             let total = (0..).find(|&n| {
                 let journal = Journal::open(dir.path(), Variant::Russian, material, &rules_id).unwrap();
                 let mut dies = Dies { journal, left: n };
-                solve_pair_resumable(material, &opts, &known, &|_| {}, &mut dies).is_ok()
+                solve_pair_resumable(material, &opts, &known, &|_| {}, &mut dies, Keep::Both).is_ok()
             });
             // Each run above died one level later than the one before and
             // resumed from it; the last one finished. Once more from a
@@ -101,17 +101,17 @@ fn a_pair_interrupted_inside_resumes_to_the_same_values() {
                 let dir = support::TempDir::new("journal-cut");
                 let journal = Journal::open(dir.path(), Variant::Russian, material, &rules_id).unwrap();
                 let mut dies = Dies { journal, left: cut };
-                assert!(solve_pair_resumable(material, &opts, &known, &|_| {}, &mut dies).is_err());
+                assert!(solve_pair_resumable(material, &opts, &known, &|_| {}, &mut dies, Keep::Both).is_err());
                 let mut journal = Journal::open(dir.path(), Variant::Russian, material, &rules_id).unwrap();
-                let resumed = solve_pair_resumable(material, &opts, &known, &|_| {}, &mut journal).unwrap();
+                let resumed = solve_pair_resumable(material, &opts, &known, &|_| {}, &mut journal, Keep::Both).unwrap();
                 assert_eq!(journal.restored(), cut, "levels taken from the journal");
-                let (a, b) = (whole.rules.as_ref().unwrap(), resumed.rules.as_ref().unwrap());
-                for (x, y) in a.iter().zip(b).chain(whole.pure.iter().zip(&resumed.pure)) {
+                let (a, b) = (whole.pure.as_ref().unwrap(), resumed.pure.as_ref().unwrap());
+                for (x, y) in whole.finals.iter().zip(&resumed.finals).chain(a.iter().zip(b)) {
                     assert!(x.values == y.values && x.captures == y.captures, "{material} cut after {cut} levels");
                 }
             }
         }
-        for s in whole.finals() {
+        for s in whole.finals {
             known.insert(s.index.material(), Arc::new(s));
         }
     }
