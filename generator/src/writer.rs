@@ -73,6 +73,25 @@ pub enum Stored {
     Threat { stands: bool, value_stands: bool },
 }
 
+impl Stored {
+    /// In one byte: a slice being written keeps one a position.
+    fn code(self) -> u8 {
+        match self {
+            Stored::Plain => 0,
+            Stored::Capture => 1,
+            Stored::Threat { stands, value_stands } => 2 | u8::from(stands) << 2 | u8::from(value_stands) << 3,
+        }
+    }
+
+    fn from_code(code: u8) -> Stored {
+        match code & 3 {
+            0 => Stored::Plain,
+            1 => Stored::Capture,
+            _ => Stored::Threat { stands: code & 4 != 0, value_stands: code & 8 != 0 },
+        }
+    }
+}
+
 /// Writes both files of `solved`; `lookup` gives every slice its positions'
 /// moves lead to (the pair's other slice, promotions, captures), solved.
 /// `limits`: the rule set has move limits (without, a settled threat's
@@ -94,12 +113,12 @@ pub fn write<'a>(
         TableSlice::Draughts(variant, material),
         rules,
         &solved.values,
-        |i| stored[i],
+        |i| Stored::from_code(stored[i]),
         &orders,
     )
 }
 
-/// How each position of `solved` is stored: settled threats found, and
+/// How each position of `solved` is stored ([`Stored::code`]): settled threats found, and
 /// whether their result and value stand, from the solved values of their
 /// successors. Without move `limits` neither does: a value is then the
 /// best of its moves' one ply back, by definition (`damka verify` checks
@@ -110,42 +129,38 @@ fn how_stored<'a>(
     variant: Variant,
     limits: bool,
     lookup: &(dyn Fn(Material) -> Option<&'a Solved> + Sync),
-) -> Result<Vec<Stored>> {
+) -> Result<Vec<u8>> {
     const CHUNK: usize = 1 << 14;
     let material = solved.index.material();
-    let chunks: Vec<Vec<Stored>> = (0..solved.values.len().div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let mut moves = Vec::new();
-            let lookup = catalog::remembering_last(lookup);
-            let range = c * CHUNK..solved.values.len().min((c + 1) * CHUNK);
-            let positions = solved.index.positions(range.start as u64..range.end as u64);
-            range
-                .zip(positions)
-                .map(|(i, pos)| {
-                    if solved.captures.get(i) {
-                        return Ok(Stored::Capture);
-                    }
-                    if !is_settled_threat(&pos, variant, &mut moves) {
-                        return Ok(Stored::Plain);
-                    }
-                    if !limits {
-                        return Ok(Stored::Threat { stands: false, value_stands: false });
-                    }
-                    let one_ply = threat_value(&pos, &moves, |after| {
-                        let after = white_to_move(after);
-                        let m = Material::of(&after);
-                        let there = lookup(m).ok_or(m)?;
-                        Ok(unpacked(there.values[there.index.index_unchecked(&after) as usize]))
-                    })
-                    .map_err(|m: Material| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
-                    let own = unpacked(solved.values[i]);
-                    Ok(Stored::Threat { stands: one_ply.wdl != own.wdl, value_stands: one_ply != own && own.wdl != Wdl::Draw })
+    let mut codes = vec![0u8; solved.values.len()];
+    codes.par_chunks_mut(CHUNK).enumerate().try_for_each(|(c, out)| {
+        let mut moves = Vec::new();
+        let lookup = catalog::remembering_last(lookup);
+        let range = c * CHUNK..c * CHUNK + out.len();
+        let positions = solved.index.positions(range.start as u64..range.end as u64);
+        for ((i, pos), code) in range.zip(positions).zip(out) {
+            let how = if solved.captures.get(i) {
+                Stored::Capture
+            } else if !is_settled_threat(&pos, variant, &mut moves) {
+                Stored::Plain
+            } else if !limits {
+                Stored::Threat { stands: false, value_stands: false }
+            } else {
+                let one_ply = threat_value(&pos, &moves, |after| {
+                    let after = white_to_move(after);
+                    let m = Material::of(&after);
+                    let there = lookup(m).ok_or(m)?;
+                    Ok(unpacked(there.values[there.index.index_unchecked(&after) as usize]))
                 })
-                .collect()
-        })
-        .collect::<Result<_>>()?;
-    Ok(chunks.concat())
+                .map_err(|m: Material| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
+                let own = unpacked(solved.values[i]);
+                Stored::Threat { stands: one_ply.wdl != own.wdl, value_stands: one_ply != own && own.wdl != Wdl::Draw }
+            };
+            *code = how.code();
+        }
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(codes)
 }
 
 fn unpacked(packed: u16) -> Value {
@@ -186,20 +201,26 @@ pub fn write_slice(
     let layout = |order| slice.layout(order);
     let best = best_orders(orders, values, &stored, layout);
     let positions = values.len() as u64;
-    let mut bytes = [0; 2];
+    let widest = (0..values.len())
+        .into_par_iter()
+        .filter(|&i| kept(stored(i), values[i])[1])
+        .map(|i| values[i] >> 3)
+        .max()
+        .unwrap_or(0);
+    let distance_bytes = if widest > u8::MAX as u16 { 2 } else { 1 };
     // One pass for both files where they share an order.
-    let mut shared = None;
-    for (i, kind) in [Kind::Wdl, Kind::Distance].into_iter().enumerate() {
+    let files = if best[0] == best[1] {
+        encode(values, &stored, layout(best[0]), &[Kind::Wdl, Kind::Distance], distance_bytes)
+    } else {
+        let mut files = encode(values, &stored, layout(best[0]), &[Kind::Wdl], distance_bytes);
+        files.extend(encode(values, &stored, layout(best[1]), &[Kind::Distance], distance_bytes));
+        files
+    };
+    let mut bytes = [0; 2];
+    for (i, (kind, file)) in [Kind::Wdl, Kind::Distance].into_iter().zip(files).enumerate() {
         let order = best[i];
-        let entries = match shared.take() {
-            Some(entries) => entries,
-            None => stored_entries(values, &stored, layout(order), 0..positions),
-        };
-        let Entries { codes, distances, stored_results, stored_distances } = entries;
-        let widest = distances.iter().copied().max().unwrap_or(0);
-        let entry_bytes = if kind == Kind::Distance && widest > u8::MAX as u16 { 2 } else { 1 };
-        let listed = if kind == Kind::Wdl { &stored_results } else { &stored_distances };
-        let list = encode_stored_entries(listed);
+        let entry_bytes = if kind == Kind::Distance { distance_bytes } else { 1 };
+        let list = encode_stored_entries(&file.listed);
         let header = Header {
             slice,
             kind,
@@ -213,22 +234,70 @@ pub fn write_slice(
             counts,
             longest_win,
             longest_loss,
-            stored_entries: listed.len() as u32,
+            stored_entries: file.listed.len() as u32,
             stored_entries_len: list.len() as u32,
             stored_entries_checksum: content_hash(&list),
         };
-        let raw = match kind {
-            Kind::Wdl => {
-                if best[1] == order {
-                    shared = Some(Entries { codes: Vec::new(), distances, stored_results, stored_distances });
-                }
-                codes
-            }
-            Kind::Distance => distance_bytes(&distances, entry_bytes),
-        };
-        bytes[i] = write_file(&path(kind), &header, &list, &raw)?;
+        bytes[i] = write_file(&path(kind), &header, &list, &file.blocks)?;
     }
     Ok(bytes)
+}
+
+/// Positions encoded at a time: a whole number of blocks of either file,
+/// so that beside the values only a few MiB are in flight, whatever the
+/// size of the slice.
+const RANGE_POSITIONS: u64 = 1 << 20;
+
+/// A file's compressed blocks, and the indices of the settled threats
+/// whose entry it lists.
+#[derive(Default)]
+struct Encoded {
+    blocks: Vec<Vec<u8>>,
+    listed: Vec<u64>,
+}
+
+/// The files of `kinds`, their entries laid out by `layout`, encoded range
+/// by range; `.dtc` entries of `distance_bytes` each.
+fn encode(
+    values: &[u16],
+    stored: &(impl Fn(usize) -> Stored + Sync),
+    layout: EntryLayout,
+    kinds: &[Kind],
+    distance_bytes: u8,
+) -> Vec<Encoded> {
+    let n = values.len() as u64;
+    let mut files: Vec<Encoded> = kinds.iter().map(|_| Encoded::default()).collect();
+    let mut carry = Carry::default();
+    for start in (0..n).step_by(RANGE_POSITIONS as usize) {
+        let mut entries = stored_entries(values, stored, layout, start..n.min(start + RANGE_POSITIONS), &mut carry);
+        for (&kind, file) in kinds.iter().zip(&mut files) {
+            let (raw, listed, width) = match kind {
+                Kind::Wdl => (std::mem::take(&mut entries.codes), &entries.stored_results, 1),
+                Kind::Distance => (distance_entries(&entries.distances, distance_bytes), &entries.stored_distances, distance_bytes),
+            };
+            file.blocks.extend(compress_blocks(kind, &raw, width));
+            file.listed.extend_from_slice(listed);
+        }
+    }
+    for file in &mut files {
+        file.listed.sort_unstable();
+    }
+    files
+}
+
+thread_local! {
+    // A compression context per thread, not per block: each new one
+    // allocates and fills its tables again (2% of a pure build's CPU).
+    static COMPRESSOR: std::cell::RefCell<zstd::bulk::Compressor<'static>> =
+        std::cell::RefCell::new(zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("a zstd context"));
+}
+
+/// The compressed blocks of `raw`, entries of `width` bytes of a `kind` file.
+fn compress_blocks(kind: Kind, raw: &[u8], width: u8) -> Vec<Vec<u8>> {
+    let chunk = block_positions(kind) as usize * width as usize;
+    raw.par_chunks(chunk)
+        .map(|c| COMPRESSOR.with(|z| z.borrow_mut().compress(&pack_entries(kind, c)).expect("in-memory compression")))
+        .collect()
 }
 
 /// The entries of both files, and the settled threats whose result, and
@@ -270,12 +339,12 @@ fn best_orders(
                     || zstd::bulk::Compressor::new(1).expect("a zstd context"),
                     |z, b| {
                         let slots = b * step * per..n.min((b * step + 1) * per);
-                        let entries = stored_entries(values, stored, layout, slots);
+                        let entries = stored_entries(values, stored, layout, slots, &mut Carry::default());
                         let mut size = |kind, raw: &[u8], chunk| -> usize {
                             let packed = pack_entries(kind, raw);
                             packed.chunks(chunk).map(|c| z.compress(c).expect("in-memory compression").len()).sum()
                         };
-                        let distances = distance_bytes(&entries.distances, if wide { 2 } else { 1 });
+                        let distances = distance_entries(&entries.distances, if wide { 2 } else { 1 });
                         let dtc_chunk = block_positions(Kind::Distance) as usize * if wide { 2 } else { 1 };
                         [size(Kind::Wdl, &entries.codes, usize::MAX), size(Kind::Distance, &distances, dtc_chunk)]
                     },
@@ -294,50 +363,65 @@ fn best_orders(
 }
 
 /// Distances as a `.dtc` file's entries of `width` bytes.
-fn distance_bytes(distances: &[u16], width: u8) -> Vec<u8> {
+fn distance_entries(distances: &[u16], width: u8) -> Vec<u8> {
     match width {
         1 => distances.iter().map(|&d| d as u8).collect(),
         _ => distances.iter().flat_map(|d| d.to_le_bytes()).collect(),
     }
 }
 
+/// Which of a position's entries the files keep: its result, its
+/// distance (a draw's is "don't care").
+fn kept(stored: Stored, packed: u16) -> [bool; 2] {
+    match stored {
+        Stored::Plain => [true, packed & 7 != 0],
+        Stored::Capture => [false, false],
+        Stored::Threat { stands, value_stands } => [stands, value_stands],
+    }
+}
+
+/// The last entries kept before the slots in work: what a "don't care"
+/// entry repeats.
+#[derive(Clone, Copy, Default)]
+struct Carry {
+    code: u8,
+    distance: u16,
+}
+
 /// The result codes and distances as the files store them in `slots`
-/// under `layout`: a "don't care" entry repeats the one before it. The
-/// lists of stored entries are by index, in index order.
+/// under `layout`, following the entries `carry` left before them: a
+/// "don't care" entry repeats the one before it. The lists of stored
+/// entries are by index, in index order.
 fn stored_entries(
     values: &[u16],
     stored: &impl Fn(usize) -> Stored,
     layout: EntryLayout,
     slots: std::ops::Range<u64>,
+    carry: &mut Carry,
 ) -> Entries {
     let n = (slots.end - slots.start) as usize;
     let (mut codes, mut distances) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut stored_results, mut stored_distances) = (Vec::new(), Vec::new());
-    let (mut code, mut distance) = (0u8, 0u16);
     for i in layout.indices(slots).map(|i| i as usize) {
         let packed = values[i];
-        let (own_code, own_distance) = ((packed & 7) as u8, packed >> 3);
-        let (result, distance_too) = match stored(i) {
-            Stored::Plain => (true, own_code != 0),
-            Stored::Capture => (false, false),
-            Stored::Threat { stands, value_stands } => {
-                if stands {
-                    stored_results.push(i as u64);
-                }
-                if value_stands {
-                    stored_distances.push(i as u64);
-                }
-                (stands, value_stands)
+        let how = stored(i);
+        let [result, distance] = kept(how, packed);
+        if let Stored::Threat { .. } = how {
+            if result {
+                stored_results.push(i as u64);
             }
-        };
+            if distance {
+                stored_distances.push(i as u64);
+            }
+        }
         if result {
-            code = own_code;
+            carry.code = (packed & 7) as u8;
         }
-        if distance_too {
-            distance = own_distance;
+        if distance {
+            carry.distance = packed >> 3;
         }
-        codes.push(code);
-        distances.push(distance);
+        codes.push(carry.code);
+        distances.push(carry.distance);
     }
     stored_results.sort_unstable();
     stored_distances.sort_unstable();
@@ -345,28 +429,18 @@ fn stored_entries(
 }
 
 /// Writes a table file: `header`, the block index, `list` (the stored
-/// results of a `.wdl` file) and the blocks of `raw`.
-fn write_file(path: &Path, header: &Header, list: &[u8], raw: &[u8]) -> Result<u64> {
-    let chunk = header.block_positions as usize * header.entry_bytes as usize;
-    let blocks: Vec<Vec<u8>> = raw
-        .par_chunks(chunk.max(1))
-        // A compression context per thread, not per block: each new one
-        // allocates and fills its tables again (2% of a pure build's CPU).
-        .map_init(
-            || zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("a zstd context"),
-            |z, c| z.compress(&pack_entries(header.kind, c)).expect("in-memory compression"),
-        )
-        .collect();
+/// entries) and the compressed `blocks`.
+fn write_file(path: &Path, header: &Header, list: &[u8], blocks: &[Vec<u8>]) -> Result<u64> {
     let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN + list.len()) as u64;
     let mut out = Vec::with_capacity(offset as usize + blocks.iter().map(Vec::len).sum::<usize>());
     out.extend_from_slice(&header.encode().with_context(|| format!("cannot write {}", path.display()))?);
-    for b in &blocks {
+    for b in blocks {
         let entry = BlockEntry { offset, len: b.len() as u32, checksum: block_checksum(b) };
         out.extend_from_slice(&entry.encode());
         offset += b.len() as u64;
     }
     out.extend_from_slice(list);
-    for b in &blocks {
+    for b in blocks {
         out.extend_from_slice(b);
     }
     write_atomically(path, &out).with_context(|| format!("cannot write {}", temporary_path(path).display()))?;
