@@ -73,25 +73,6 @@ pub enum Stored {
     Threat { stands: bool, value_stands: bool },
 }
 
-impl Stored {
-    /// In one byte: a slice being written keeps one a position.
-    fn code(self) -> u8 {
-        match self {
-            Stored::Plain => 0,
-            Stored::Capture => 1,
-            Stored::Threat { stands, value_stands } => 2 | u8::from(stands) << 2 | u8::from(value_stands) << 3,
-        }
-    }
-
-    fn from_code(code: u8) -> Stored {
-        match code & 3 {
-            0 => Stored::Plain,
-            1 => Stored::Capture,
-            _ => Stored::Threat { stands: code & 4 != 0, value_stands: code & 8 != 0 },
-        }
-    }
-}
-
 /// Writes both files of `solved`; `lookup` gives every slice its positions'
 /// moves lead to (the pair's other slice, promotions, captures), solved.
 /// `limits`: the rule set has move limits (without, a settled threat's
@@ -113,12 +94,12 @@ pub fn write<'a>(
         TableSlice::Draughts(variant, material),
         rules,
         &solved.values,
-        |i| Stored::from_code(stored[i]),
+        |i| stored[i],
         &orders,
     )
 }
 
-/// How each position of `solved` is stored ([`Stored::code`]): settled threats found, and
+/// How each position of `solved` is stored: settled threats found, and
 /// whether their result and value stand, from the solved values of their
 /// successors. Without move `limits` neither does: a value is then the
 /// best of its moves' one ply back, by definition (`damka verify` checks
@@ -129,17 +110,17 @@ fn how_stored<'a>(
     variant: Variant,
     limits: bool,
     lookup: &(dyn Fn(Material) -> Option<&'a Solved> + Sync),
-) -> Result<Vec<u8>> {
+) -> Result<Vec<Stored>> {
     const CHUNK: usize = 1 << 14;
     let material = solved.index.material();
-    let mut codes = vec![0u8; solved.values.len()];
-    codes.par_chunks_mut(CHUNK).enumerate().try_for_each(|(c, out)| {
+    let mut stored = vec![Stored::Plain; solved.values.len()];
+    stored.par_chunks_mut(CHUNK).enumerate().try_for_each(|(c, out)| {
         let mut moves = Vec::new();
         let lookup = catalog::remembering_last(lookup);
         let range = c * CHUNK..c * CHUNK + out.len();
         let positions = solved.index.positions(range.start as u64..range.end as u64);
-        for ((i, pos), code) in range.zip(positions).zip(out) {
-            let how = if solved.captures.get(i) {
+        for ((i, pos), how) in range.zip(positions).zip(out) {
+            *how = if solved.captures.get(i) {
                 Stored::Capture
             } else if !is_settled_threat(&pos, variant, &mut moves) {
                 Stored::Plain
@@ -156,11 +137,10 @@ fn how_stored<'a>(
                 let own = unpacked(solved.values[i]);
                 Stored::Threat { stands: one_ply.wdl != own.wdl, value_stands: one_ply != own && own.wdl != Wdl::Draw }
             };
-            *code = how.code();
         }
         Ok::<_, anyhow::Error>(())
     })?;
-    Ok(codes)
+    Ok(stored)
 }
 
 fn unpacked(packed: u16) -> Value {
