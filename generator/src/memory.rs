@@ -33,12 +33,21 @@ pub const KEPT_BYTES_PER_POSITION: f64 = 2.125;
 /// values, the rule distances and the rule values at once. The largest,
 /// with room. With [`return_freed_arrays`], KMvKKM peaks at 148 MiB: 4.6
 /// bytes a position on top of its own kept values. Since the rule pass
-/// keeps only the pure results (two bits a position) and the writer
-/// encodes a range of positions at a time, those jobs peak at 124, 121,
-/// 88, 72 and 61 MiB on 2 threads: the estimates come within -8% to +56%.
-/// Kings-heavy pairs run over most: their units are large, and a unit in
-/// work holds its own lists of moves.
-pub const SOLVING_BYTES_PER_POSITION: f64 = 6.0;
+/// keeps only the pure results (two bits a position beside the rule
+/// distances and values) and the writer encodes a range of positions at a
+/// time, what a pair holds is 2.4 bytes a position beyond its kept values,
+/// and its units in work ([`UNIT_BYTES_PER_POSITION`]); this allows for
+/// the results of a level waiting to be stored.
+pub const SOLVING_BYTES_PER_POSITION: f64 = 4.5;
+
+/// Memory of a unit in work (one men configuration of both halves of a
+/// pair), per position of the unit: its kings, successor lists and
+/// bookkeeping, and its results until its level is stored. A thread works
+/// on one unit at a time. The kings-only pairs KvKKKK and KKvKKK (5
+/// pieces, a unit each, 1 thread) peak at 27 and 19 bytes a position
+/// beyond the values above: a pair of kings alone is all one unit, which
+/// is what a flat rate per position of the pair underestimated by 40%.
+pub const UNIT_BYTES_PER_POSITION: f64 = 28.0;
 
 /// Memory in flight while a slice is read back, per position: both files
 /// decompressed beside the values they become (one byte each, two for
@@ -71,9 +80,15 @@ fn kept(slice: Material) -> f64 {
     size(slice) * KEPT_BYTES_PER_POSITION
 }
 
-/// Memory in flight while solving `pair`, its values included.
+/// Memory in flight while solving `pair`, its values included, on the
+/// threads of the current rayon pool (`damka plan` runs its estimates in
+/// a pool of the jobs' cores).
 fn solving(pair: Material) -> f64 {
+    let index = SliceIndex::new(pair);
+    let unit = index.kings_per_config() + SliceIndex::new(pair.swap()).kings_per_config();
+    let units = (rayon::current_num_threads() as u64).min(index.configs());
     graph::pair_size(pair) as f64 * (KEPT_BYTES_PER_POSITION + SOLVING_BYTES_PER_POSITION)
+        + (units * unit) as f64 * UNIT_BYTES_PER_POSITION
 }
 
 /// Memory in flight while reading `slice` back, its values included.

@@ -37,7 +37,8 @@ pub struct PlanArgs {
     /// beside it; the jobs' logs go to OUTDIR/logs.
     #[arg(long, value_name = "OUTDIR")]
     slurm: Option<PathBuf>,
-    /// Cores per job.
+    /// Cores per job: the threads of its solver, each working on one men
+    /// configuration at a time, which the memory estimates count
     #[arg(long, default_value_t = 1)]
     cpus: u32,
     /// Group consecutive pairs into one job until it is estimated at this
@@ -65,7 +66,10 @@ pub fn run(args: PlanArgs) -> Result<()> {
     // A directory of another build is refused now, not by the first job.
     crate::claim::check_for_pairs(&args.dir, &Manifest::new(args.variant, rules.clone()))?;
     let passes = 1 + !rules.is_empty() as u64;
-    let plan = plan::plan(args.pieces, passes, args.group_seconds, args.memory);
+    // Memory is estimated for the threads a job runs (each solves a unit
+    // at a time): the estimates run in a pool of that many.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.cpus as usize).build().context("cannot start worker threads")?;
+    let plan = pool.install(|| plan::plan(args.pieces, passes, args.group_seconds, args.memory));
     let text = if args.json {
         serde_json::to_string_pretty(&plan).expect("plain data serializes") + "\n"
     } else {
