@@ -3,7 +3,7 @@
 //! and two threads), the cost of a cache miss, and the memory the cache
 //! holds for a given budget. Prints one JSON object per line.
 //!
-//! `cargo bench -p damka-probe --bench probe -- <table dir> [memory,cached,hot,random,uncached]`
+//! `cargo bench -p damka-probe --bench probe -- <table dir> [memory,cached,hot,random,uncached,warm]`
 
 use std::time::Instant;
 
@@ -136,7 +136,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let dir = args.first().cloned().unwrap_or_else(|| "data/tables/bench-russian5".into());
     // Optional second argument: run only the named parts (memory, cached,
-    // uncached; or hot or random, half of cached), comma-separated.
+    // uncached, warm; or hot or random, half of cached), comma-separated.
     let only = args.get(1).cloned();
     let run = |part: &str| only.as_ref().is_none_or(|o| o.split(',').any(|p| p == part));
     let open = |budget: usize| {
@@ -241,6 +241,33 @@ fn main() {
             let blocks = (probe_tb.cache_stats().misses - misses) as f64 / (2 * positions.len()) as f64;
             report(
                 "probe_uncached",
+                &[
+                    ("table", format!("\"{kind}\"")),
+                    ("positions", format!("\"{set}\"")),
+                    ("pieces", pieces.clone()),
+                    ("cpu_us_per_probe", opt(t.cpu_ns, 1000.0)),
+                    ("wall_us_per_probe", format!("{:.2}", t.wall_ns / 1000.0)),
+                    ("blocks_per_probe", format!("{blocks:.2}")),
+                ],
+            );
+        }
+    }
+
+    // Warm: an engine's steady state. A cache of 64 MiB holds the blocks
+    // (and the memo the resolved threats) of 20,000 earlier probes; each
+    // timed position is new, so its own block is seldom there, while many
+    // that its captures and threats reach in smaller slices are.
+    for (set, quiet) in [("quiet", true), ("random", false)].into_iter().filter(|_| run("warm")) {
+        for (kind, value) in [("wdl", false), ("value", true)] {
+            let tb = open(64 << 20);
+            let earlier = random_positions(&tb, 20_000, false, &mut rng);
+            time_probes(&tb, &earlier, 1, 1, true);
+            let positions = random_positions(&tb, 2000, quiet, &mut rng);
+            let misses = tb.cache_stats().misses;
+            let t = time_probes(&tb, &positions, 1, 1, value);
+            let blocks = (tb.cache_stats().misses - misses) as f64 / positions.len() as f64;
+            report(
+                "probe_warm",
                 &[
                     ("table", format!("\"{kind}\"")),
                     ("positions", format!("\"{set}\"")),
