@@ -263,9 +263,12 @@ fn main() {
             let earlier = random_positions(&tb, 20_000, false, &mut rng);
             time_probes(&tb, &earlier, 1, 1, true);
             let positions = random_positions(&tb, 2000, quiet, &mut rng);
-            let misses = tb.cache_stats().misses;
+            let before = tb.cache_stats();
             let t = time_probes(&tb, &positions, 1, 1, value);
-            let blocks = (tb.cache_stats().misses - misses) as f64 / positions.len() as f64;
+            let after = tb.cache_stats();
+            let blocks = (after.misses - before.misses) as f64 / positions.len() as f64;
+            // Every entry a probe reads is a lookup in the cache, hit or miss.
+            let lookups = (after.hits + after.misses - before.hits - before.misses) as f64 / positions.len() as f64;
             report(
                 "probe_warm",
                 &[
@@ -275,6 +278,7 @@ fn main() {
                     ("cpu_us_per_probe", opt(t.cpu_ns, 1000.0)),
                     ("wall_us_per_probe", format!("{:.2}", t.wall_ns / 1000.0)),
                     ("blocks_per_probe", format!("{blocks:.2}")),
+                    ("entries_per_probe", format!("{lookups:.1}")),
                 ],
             );
         }
