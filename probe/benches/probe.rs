@@ -123,6 +123,19 @@ fn opt(v: Option<f64>, scale: f64) -> String {
     v.map_or("null".to_string(), |v| format!("{:.2}", v / scale))
 }
 
+/// The fields of a line about probes that read blocks: which table and
+/// positions, microseconds per probe and blocks read per probe.
+fn block_reading(kind: &str, set: &str, pieces: &str, t: &Timing, blocks: f64) -> Vec<(&'static str, String)> {
+    vec![
+        ("table", format!("\"{kind}\"")),
+        ("positions", format!("\"{set}\"")),
+        ("pieces", pieces.to_string()),
+        ("cpu_us_per_probe", opt(t.cpu_ns, 1000.0)),
+        ("wall_us_per_probe", format!("{:.2}", t.wall_ns / 1000.0)),
+        ("blocks_per_probe", format!("{blocks:.2}")),
+    ]
+}
+
 /// Resident anonymous memory of this process (the block cache lives there;
 /// mapped table files count as file-backed), in bytes.
 fn rss_anon() -> Option<u64> {
@@ -239,17 +252,7 @@ fn main() {
             let t = time_probes(&probe_tb, &positions, 2, 1, value);
             // Blocks read and decompressed: exact where times are noisy.
             let blocks = (probe_tb.cache_stats().misses - misses) as f64 / (2 * positions.len()) as f64;
-            report(
-                "probe_uncached",
-                &[
-                    ("table", format!("\"{kind}\"")),
-                    ("positions", format!("\"{set}\"")),
-                    ("pieces", pieces.clone()),
-                    ("cpu_us_per_probe", opt(t.cpu_ns, 1000.0)),
-                    ("wall_us_per_probe", format!("{:.2}", t.wall_ns / 1000.0)),
-                    ("blocks_per_probe", format!("{blocks:.2}")),
-                ],
-            );
+            report("probe_uncached", &block_reading(kind, set, &pieces, &t, blocks));
         }
     }
 
@@ -269,18 +272,9 @@ fn main() {
             let blocks = (after.misses - before.misses) as f64 / positions.len() as f64;
             // Every entry a probe reads is a lookup in the cache, hit or miss.
             let lookups = (after.hits + after.misses - before.hits - before.misses) as f64 / positions.len() as f64;
-            report(
-                "probe_warm",
-                &[
-                    ("table", format!("\"{kind}\"")),
-                    ("positions", format!("\"{set}\"")),
-                    ("pieces", pieces.clone()),
-                    ("cpu_us_per_probe", opt(t.cpu_ns, 1000.0)),
-                    ("wall_us_per_probe", format!("{:.2}", t.wall_ns / 1000.0)),
-                    ("blocks_per_probe", format!("{blocks:.2}")),
-                    ("entries_per_probe", format!("{lookups:.1}")),
-                ],
-            );
+            let mut fields = block_reading(kind, set, &pieces, &t, blocks);
+            fields.push(("entries_per_probe", format!("{lookups:.1}")));
+            report("probe_warm", &fields);
         }
     }
 }
