@@ -371,7 +371,7 @@ struct Carry {
 /// The result codes and distances as the files store them in `slots`
 /// under `layout`, following the entries `carry` left before them: a
 /// "don't care" entry repeats the one before it. The lists of stored
-/// entries are by index, in index order.
+/// entries hold indices in the order of the slots ([`encode`] sorts them).
 fn stored_entries(
     values: &[u16],
     stored: &impl Fn(usize) -> Stored,
@@ -403,8 +403,6 @@ fn stored_entries(
         codes.push(carry.code);
         distances.push(carry.distance);
     }
-    stored_results.sort_unstable();
-    stored_distances.sort_unstable();
     Entries { codes, distances, stored_results, stored_distances }
 }
 
