@@ -15,9 +15,14 @@ use rayon::prelude::*;
 
 /// Where the values of moves that leave a unit come from.
 pub trait Exits: Sync {
-    /// The value, for the side to move, of the position after the move `m`
-    /// from `pos` (a capture or a promotion), as seen by the mover.
-    fn exit(&self, pos: &Position, m: &Move) -> Value;
+    /// The value of position `at` for the side to move if it must capture
+    /// and an earlier pass worked out what its captures are worth: the
+    /// unit then generates none.
+    fn known_captures(&self, at: PairIndex) -> Option<Value>;
+
+    /// The best value for the mover of the captures `moves` from `pos`,
+    /// position `at` of the pair.
+    fn captures(&self, pos: &Position, moves: &[Move], at: PairIndex) -> Value;
 
     /// The value, for the mover, of a man move (no capture) whose successor
     /// is position `index` of slice `material` (seen from the opponent, who
@@ -29,6 +34,15 @@ pub trait Exits: Sync {
     /// or in 1 where distances run to a counter reset (the missing move is
     /// the reset: a move that blocks the opponent on the limit ply draws).
     fn no_move(&self) -> Value;
+}
+
+/// Where a position of a unit lies in its pair: `half` 0 in the first
+/// slice (White to move), 1 in the last (Black to move, flipped), at
+/// `index` of that slice.
+#[derive(Clone, Copy, Debug)]
+pub struct PairIndex {
+    pub half: usize,
+    pub index: usize,
 }
 
 /// The best of two move values for the mover: the shortest win, else a
@@ -58,6 +72,8 @@ struct Half<'a> {
     men: u32,
     /// The first local number of the half.
     start: usize,
+    /// The index of its first position in its slice.
+    first: usize,
     /// The man moves of the side to move that no man blocks.
     man_moves: Vec<ManMove>,
 }
@@ -123,11 +139,12 @@ impl<'a> Unit<'a> {
         white.for_each_kings(config.occupied(), |w, b| kings.push((w, b)));
         black.for_each_kings(config.flip().occupied(), |w, b| kings.push((w, b)));
         let rays = DenseRays::get();
-        let half = |index, config: MenConfig, start| Half {
+        let half = |index: &'a SliceIndex, config: MenConfig, start| Half {
             index,
             config,
             men: config.occupied(),
             start,
+            first: (index.config_rank(config) * index.kings_per_config()) as usize,
             man_moves: man_moves(config, index.material(), rays),
         };
         let halves = [half(white, config, 0), half(black, config.flip(), white.kings_per_config() as usize)];
@@ -166,15 +183,16 @@ impl<'a> Unit<'a> {
     /// successor position, only the rank of the kings after a man move.
     fn scan(&self, local: usize, exits: &dyn Exits, moves: &mut Vec<Move>) -> Scan {
         let (half, _, own, opp) = self.at(local);
+        let at = PairIndex { half: usize::from(local >= self.halves[1].start), index: half.first + local - half.start };
+        if let Some(best) = exits.known_captures(at) {
+            return Scan { capture: true, best: Some(best), king_moves: 0 };
+        }
         let pos = half.index.position_with(half.config, own, opp).expect("enumerated kings fit the slice");
+        if capture_moves(&pos, self.variant, Routes::Merge, moves) {
+            return Scan { capture: true, best: Some(exits.captures(&pos, moves, at)), king_moves: 0 };
+        }
         let mut best: Option<Value> = None;
         let mut keep = |v: Value| best = Some(best.map_or(v, |b| better(b, v)));
-        if capture_moves(&pos, self.variant, Routes::Merge, moves) {
-            for m in moves.iter() {
-                keep(exits.exit(&pos, m));
-            }
-            return Scan { capture: true, best, king_moves: 0 };
-        }
         let occupied = half.men | own | opp;
         // Seen from the opponent, who moves next: the board turned.
         let their_kings = opp.reverse_bits();
