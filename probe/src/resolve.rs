@@ -72,7 +72,9 @@ pub fn is_settled_threat(pos: &Position, variant: Variant, moves: &mut Vec<Move>
 /// a threat whose every move leads to one that needs none beyond
 /// `depth - 1`. `moves` is scratch space.
 fn settles_within(pos: &Position, variant: Variant, depth: u32, moves: &mut Vec<Move>) -> bool {
-    if !is_threatened(pos, variant) || has_capture(pos, variant) {
+    // A move out of a threat mostly leaves the threat standing, so the side
+    // to move here can capture: that test first.
+    if has_capture(pos, variant) || !is_threatened(pos, variant) {
         return true;
     }
     if depth == 0 {
