@@ -88,28 +88,38 @@ pub fn capture_moves(pos: &Position, variant: Variant, routes: Routes, moves: &m
 
 /// Whether the side to move must capture.
 pub fn has_capture(pos: &Position, variant: Variant) -> bool {
-    capturers(pos, variant.rules()).has_any()
+    can_capture(pos, pos.turn(), variant.rules())
 }
 
 /// Whether the side *not* to move could capture, were it its turn: a
 /// threat the side to move faces.
 pub fn is_threatened(pos: &Position, variant: Variant) -> bool {
-    capturers_of(pos, pos.turn().opponent(), variant.rules()).has_any()
+    can_capture(pos, pos.turn().opponent(), variant.rules())
 }
 
 /// The pieces of the side to move that can capture.
 fn capturers(pos: &Position, rules: &Rules) -> Bitboard {
-    capturers_of(pos, pos.turn(), rules)
+    find_capturers::<false>(pos, pos.turn(), rules)
 }
 
-/// The pieces of `us` that could capture.
-fn capturers_of(pos: &Position, us: Color, rules: &Rules) -> Bitboard {
+/// Whether a piece of `us` could capture: [`capturers`] stopping at the
+/// first found (most of a capture test's time is flying kings'
+/// rays, and a threat tested during the search for settled threats
+/// mostly stands).
+fn can_capture(pos: &Position, us: Color, rules: &Rules) -> bool {
+    find_capturers::<true>(pos, us, rules).has_any()
+}
+
+/// Pieces of `us` that could capture: all, or with `FIRST` at least one
+/// if any can.
+#[inline(always)]
+fn find_capturers<const FIRST: bool>(pos: &Position, us: Color, rules: &Rules) -> Bitboard {
     let them = pos.pieces(us.opponent());
     let empty = pos.empty();
     let man_targets = if rules.men_capture_kings { them } else { them & !pos.all_kings() };
     let mut found = jumpers(pos.men(us), man_targets, empty, |dir| may_capture(rules, us, dir));
     let kings = pos.kings(us);
-    if kings.is_empty() {
+    if kings.is_empty() || FIRST && found.has_any() {
         return found;
     }
     if rules.flying_kings {
@@ -117,6 +127,9 @@ fn capturers_of(pos: &Position, us: Color, rules: &Rules) -> Bitboard {
         for k in kings {
             if Direction::ALL.iter().any(|&dir| flying_target(k, dir, occupied, them).is_some()) {
                 found = found.with(k);
+                if FIRST {
+                    return found;
+                }
             }
         }
     } else {
