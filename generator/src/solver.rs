@@ -656,3 +656,30 @@ impl Exits for Tables<'_> {
         Value::new(Wdl::Loss, if self.rules { 1 } else { 0 })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_results_keep_each_position_apart_and_the_halves_of_a_pair() {
+        // A pair of two slices, and one that is its own twin.
+        for (material, slices) in [("KMvK", 2), ("KvK", 1)] {
+            let results = CaptureResults::new(material.parse().unwrap());
+            assert_eq!(results.slices.len(), slices);
+            let at = |half, index| PairIndex { half, index };
+            // Neighbours within a word and across its edge, in both halves.
+            let set = [(0, 0, Wdl::Win), (0, 1, Wdl::Loss), (0, 31, Wdl::Draw), (0, 32, Wdl::Win), (1, 33, Wdl::Loss)];
+            for &(half, index, wdl) in &set {
+                results.set(at(half, index), wdl);
+            }
+            for &(half, index, wdl) in &set {
+                assert_eq!(results.get(at(half, index)), Some(wdl), "{material} {half} {index}");
+            }
+            assert_eq!(results.get(at(0, 2)), None);
+            assert_eq!(results.get(at(0, 30)), None);
+            // The second half reads the first slice where the pair has one.
+            assert_eq!(results.get(at(1, 0)), if slices == 1 { Some(Wdl::Win) } else { None });
+        }
+    }
+}
