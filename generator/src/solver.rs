@@ -23,6 +23,7 @@ use damka::{Material, Move, Position, RuleSet, Value, Variant, Wdl};
 use anyhow::{bail, Result};
 use rayon::prelude::*;
 
+use crate::graph;
 use crate::unit::{better, Exits, PairIndex, Unit};
 
 /// A solved slice: packed [`Value`]s in index order, and which positions
@@ -202,7 +203,6 @@ pub fn solve_pair_resumable(
 /// A slice's pure results, two bits a position: all the rule pass needs of
 /// its pure values (whether a position is won or lost at all).
 struct PureResults {
-    index: SliceIndex,
     bits: Vec<u64>,
 }
 
@@ -219,7 +219,7 @@ impl PureResults {
                 })
             })
             .collect();
-        PureResults { index: solved.index.clone(), bits }
+        PureResults { bits }
     }
 
     /// The pure result at `index`: a win, a loss or a draw.
@@ -268,10 +268,8 @@ impl CaptureResults {
     const PER_WORD: usize = 32;
 
     fn new(material: Material) -> CaptureResults {
-        let twin = material.swap();
-        let distinct = if twin == material { vec![material] } else { vec![material, twin] };
         let words = |m| (0..(SliceIndex::new(m).size() as usize).div_ceil(Self::PER_WORD)).map(|_| AtomicU64::new(0)).collect();
-        CaptureResults { slices: distinct.into_iter().map(words).collect() }
+        CaptureResults { slices: graph::slices_of(material).into_iter().map(words).collect() }
     }
 
     fn word(&self, at: PairIndex) -> (&AtomicU64, usize) {
@@ -346,9 +344,7 @@ struct Verdicts<'a> {
 impl Verdicts<'_> {
     /// The rule values of the positions of `unit` (configuration `config`)
     /// from their rule distances `raw`, in the unit's order.
-    fn judge_unit(&self, unit: &Unit, config: MenConfig, raw: &[u16]) -> Vec<u16> {
-        let last = self.pure.len() - 1;
-        let starts = half_starts(&self.pure[0].index, &self.pure[last].index, config);
+    fn judge_unit(&self, unit: &Unit, raw: &[u16]) -> Vec<u16> {
         // A limit depends on a position only through its material (one per
         // half) and the lone kings on the main road: worked out once per
         // half and road, not per position.
@@ -357,11 +353,10 @@ impl Verdicts<'_> {
             .enumerate()
             .map(|(local, &packed)| {
                 let raw = Value::unpack(packed).expect("unit packs values");
-                let half = usize::from(local >= unit.white_len());
-                let (slice, offset) = if half == 0 { (0, local) } else { (last, local - unit.white_len()) };
-                let pure = self.pure[slice].at(starts[half] + offset);
+                let at = unit.pair_index(local);
+                let pure = self.pure[at.half.min(self.pure.len() - 1)].at(at.index);
                 let pos = unit.slice_position(local);
-                let limit = *limits[half][usize::from(lone_kings_on_main_road(&pos))]
+                let limit = *limits[at.half][usize::from(lone_kings_on_main_road(&pos))]
                     .get_or_insert_with(|| [true, false].map(|wins| self.rules.reset_limit(self.binding, &pos, wins)));
                 Verdicts::judge(raw, pure, limit).pack()
             })
@@ -410,8 +405,7 @@ fn solve(
     pass: Pass,
     checkpoint: &mut dyn Checkpoint,
 ) -> Result<Vec<Solved>> {
-    let twin = material.swap();
-    let distinct: Vec<Material> = if twin == material { vec![material] } else { vec![material, twin] };
+    let distinct = graph::slices_of(material);
     let mut pair = Pair {
         raw: distinct.iter().map(|&m| Solved::new(m)).collect(),
         fin: verdicts.map(|_| distinct.iter().map(|&m| Solved::new(m)).collect()),
@@ -471,7 +465,7 @@ fn solve_level(
                 Binding::Both(limit) => unit.layered(&tables, limit),
                 _ => unit.retrograde(&tables),
             };
-            let fin = verdicts.map(|v| v.judge_unit(&unit, config, &raw));
+            let fin = verdicts.map(|v| v.judge_unit(&unit, &raw));
             ConfigResult { raw, captures, fin }
         })
         .collect()
@@ -597,12 +591,7 @@ impl Tables<'_> {
     /// pass; `resets`: the move resets the distance.
     #[inline]
     fn worth(&self, value: Value, resets: bool) -> Value {
-        // What the rules (or their absence) make of the stored value.
-        let wdl = match value.wdl {
-            Wdl::CursedWin | Wdl::BlessedLoss if self.rules => Wdl::Draw,
-            wdl => wdl.pure(),
-        };
-        Value { wdl, plies: value.plies }.back_one_ply(resets)
+        Value { wdl: as_read(value.wdl, self.rules), plies: value.plies }.back_one_ply(resets)
     }
 
     /// The value of the capture `m` from `pos` for the mover in this pass,
@@ -621,6 +610,16 @@ impl Tables<'_> {
     }
 }
 
+/// What a pass makes of a stored result: under the `rules`, a cursed win
+/// or a blessed loss is a draw; without, every result is its pure one.
+#[inline]
+fn as_read(wdl: Wdl, rules: bool) -> Wdl {
+    match wdl {
+        Wdl::CursedWin | Wdl::BlessedLoss if rules => Wdl::Draw,
+        wdl => wdl.pure(),
+    }
+}
+
 impl Exits for Tables<'_> {
     fn known_captures(&self, at: PairIndex) -> Option<Value> {
         match self.captures {
@@ -635,11 +634,7 @@ impl Exits for Tables<'_> {
         for m in moves {
             let (value, stored) = self.capture(pos, m);
             best = Some(best.map_or(value, |b| better(b, value)));
-            let stored = match stored {
-                Wdl::CursedWin | Wdl::BlessedLoss => Wdl::Draw,
-                wdl => wdl,
-            };
-            under_rules = under_rules.max(stored.negate());
+            under_rules = under_rules.max(as_read(stored, true).negate());
         }
         if let Some((results, Pass::Pure)) = self.captures {
             results.set(at, under_rules);

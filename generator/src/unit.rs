@@ -155,11 +155,6 @@ impl<'a> Unit<'a> {
         self.kings.len()
     }
 
-    /// Positions with White to move come first.
-    pub fn white_len(&self) -> usize {
-        self.halves[1].start
-    }
-
     /// The half of `local` and its kings (own, opponent's).
     #[inline]
     fn at(&self, local: usize) -> (&Half<'a>, &Half<'a>, u32, u32) {
@@ -169,6 +164,13 @@ impl<'a> Unit<'a> {
         } else {
             (&self.halves[1], &self.halves[0], own, opp)
         }
+    }
+
+    /// Where the position `local` lies in its pair.
+    pub fn pair_index(&self, local: usize) -> PairIndex {
+        let number = usize::from(local >= self.halves[1].start);
+        let half = &self.halves[number];
+        PairIndex { half: number, index: half.first + local - half.start }
     }
 
     /// The position `local` as its slice stores it: the side to move as
@@ -183,7 +185,7 @@ impl<'a> Unit<'a> {
     /// successor position, only the rank of the kings after a man move.
     fn scan(&self, local: usize, exits: &dyn Exits, moves: &mut Vec<Move>) -> Scan {
         let (half, _, own, opp) = self.at(local);
-        let at = PairIndex { half: usize::from(local >= self.halves[1].start), index: half.first + local - half.start };
+        let at = self.pair_index(local);
         if let Some(best) = exits.known_captures(at) {
             return Scan { capture: true, best: Some(best), king_moves: 0 };
         }
