@@ -23,6 +23,7 @@ use damka::{Material, SliceIndex, TableName, Value, Variant};
 use rayon::prelude::*;
 
 use crate::graph;
+use crate::kept::SliceValues;
 use crate::solver::{Captures, Solved};
 use crate::writer::table_path;
 
@@ -231,7 +232,7 @@ pub fn resolve_dont_cares<'a>(
     index: &SliceIndex,
     values: &mut [u16],
     variant: Variant,
-    lookup: &(dyn Fn(Material) -> Option<(&'a SliceIndex, &'a [u16])> + Sync),
+    lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
     threats: &Threats,
 ) -> Result<Captures> {
     const CHUNK: usize = 1 << 14;
@@ -282,7 +283,7 @@ const BLOCK_SLOTS: usize = 2048;
 struct Resolver<'r, 'a> {
     variant: Variant,
     own: &'r SliceIndex,
-    lookup: &'r dyn Fn(Material) -> Option<(&'a SliceIndex, &'a [u16])>,
+    lookup: &'r dyn Fn(Material) -> Option<SliceValues<'a>>,
     threats: &'r Threats<'r>,
     blocks: &'r RefCell<Blocks>,
 }
@@ -293,7 +294,7 @@ impl Resolver<'_, '_> {
         let after = white_to_move(after);
         let m = Material::of(&after);
         let (index, values) = (self.lookup)(m).ok_or_else(|| self.missing(m))?;
-        Ok(Value::unpack(values[index.index_unchecked(&after) as usize]).unwrap_or(Value::DRAW))
+        Ok(values.get(index.index_unchecked(&after)).unwrap_or(Value::DRAW))
     }
 
     fn missing(&self, m: Material) -> anyhow::Error {
@@ -380,7 +381,7 @@ impl Resolver<'_, '_> {
 pub fn read_slice<'a>(
     dir: &Path,
     id: SliceId,
-    lookup: &(dyn Fn(Material) -> Option<(&'a SliceIndex, &'a [u16])> + Sync),
+    lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
 ) -> Result<(Solved, Header)> {
     let read = |kind| {
         let path = id.path(dir, kind);

@@ -16,7 +16,8 @@ use crate::graph::{self, Action};
 use crate::memory::{self, Dropped};
 use crate::plan::human_bytes;
 use crate::journal::{journal_path, Journal};
-use crate::solver::{solve_pair, solve_pair_resumable, Keep, Known, Metric, Options};
+use crate::kept::{Finished, Kept, KeptSlices};
+use crate::solver::{solve_pair, solve_pair_resumable, Keep, Known, Metric, Options, Solved};
 use crate::spill;
 use crate::writer::{self, RulesId};
 
@@ -185,7 +186,7 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
     let overall = bars.add(ProgressBar::new(work(&to_solve, &opts)));
     overall.set_style(style("all slices"));
 
-    let mut known = Known::new();
+    let mut known = KeptSlices::new();
     let mut solved_pairs = 0;
     for (at, step) in schedule.steps.iter().enumerate() {
         let material = step.pair;
@@ -214,7 +215,7 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                     let solved = writer::load(&job.dir, job.variant, m, &known)?;
                     bar.finish_and_clear();
                     summary.read_back += 1;
-                    known.insert(m, Arc::new(solved));
+                    known.insert(m, Arc::new(Kept::of(&solved)));
                 }
             }
             Action::Solve => {
@@ -244,7 +245,8 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                 for s in &finals {
                     // A settled threat's moves lead into the pair's other
                     // slice and to slices solved before.
-                    let lookup = |m: Material| finals.iter().find(|f| f.index.material() == m).or_else(|| known.get(&m).map(|k| &**k));
+                    let lookup =
+                        |m: Material| finals.iter().find(|f| f.index.material() == m).map(Solved::view).or_else(|| known.slice(m));
                     let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, !job.rules.is_empty(), s, &lookup)?;
                     by_pieces.bytes += wdl + dtc;
                     by_pieces.wdl_bytes += wdl;
@@ -253,7 +255,7 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                 }
                 by_pieces.seconds[2] += writing.elapsed().as_secs_f64();
                 for s in finals {
-                    known.insert(s.index.material(), Arc::new(s));
+                    known.insert(s.index.material(), Arc::new(Kept::of(&s)));
                 }
                 journal.finish()?;
             }

@@ -7,7 +7,8 @@
 //! the tables, in a directory [`claim`] locks and keeps to one variant and
 //! rule set. [`verify`] re-derives every written value independently of
 //! the solver; [`stats`] counts what the tables hold; both find the files
-//! through [`catalog`]. [`memory`] schedules what a build keeps loaded within its budget;
+//! through [`catalog`]. [`memory`] schedules what a build keeps loaded within its budget
+//! (finished slices as [`kept`] results);
 //! [`plan`] lays a build out as cluster jobs.
 
 pub mod audit;
@@ -19,6 +20,7 @@ pub mod counters;
 pub mod driver;
 pub mod graph;
 pub mod journal;
+pub mod kept;
 pub mod memory;
 pub mod naive;
 pub mod plan;

@@ -21,9 +21,14 @@ use damka::{Material, SliceIndex};
 
 use crate::graph::{self, pair_of, read_back_reads, slices_of, solve_reads, Action, Missing, Step};
 
-/// Memory of a slice kept for later steps: a packed value (two bytes) and
-/// a capture bit per position (see [`crate::solver::Solved`]).
-pub const KEPT_BYTES_PER_POSITION: f64 = 2.125;
+/// Memory of a slice kept for later steps: its results, half a byte a
+/// position ([`crate::kept::Kept`]).
+pub const KEPT_BYTES_PER_POSITION: f64 = 0.5;
+
+/// Memory of a slice's values as the solver and the reader of a file give
+/// them, until they are written and kept as results: a packed value (two
+/// bytes) and a capture bit a position ([`crate::solver::Solved`]).
+pub const SOLVED_BYTES_PER_POSITION: f64 = 2.125;
 
 /// Memory in flight while a pair is solved, per position of the pair, on
 /// top of what is kept: the peak resident memory of those jobs
@@ -32,10 +37,10 @@ pub const KEPT_BYTES_PER_POSITION: f64 = 2.125;
 /// pair's positions, came to 2.3-5.8 bytes: a rule build holds the pure
 /// values, the rule distances and the rule values at once. The largest,
 /// with room. With [`return_freed_arrays`], KMvKKM peaks at 148 MiB: 4.6
-/// bytes a position on top of its own kept values. Since the rule pass
+/// bytes a position on top of its own values. Since the rule pass
 /// keeps only the pure results (two bits a position beside the rule
 /// distances and values) and the writer encodes a range of positions at a
-/// time, what a pair holds is 2.4 bytes a position beyond its kept values,
+/// time, what a pair holds is 2.4 bytes a position beyond its own values,
 /// and its units in work ([`UNIT_BYTES_PER_POSITION`]). This allows for
 /// the results of a level waiting to be stored and more: KvKKKM and KKvKKM
 /// (2 threads) peak at 88 and 121 MiB, estimated at 85 and 117; the other
@@ -92,14 +97,14 @@ fn solving(pair: Material) -> f64 {
     let index = SliceIndex::new(pair);
     let unit = index.kings_per_config() + SliceIndex::new(pair.swap()).kings_per_config();
     let units = (rayon::current_num_threads() as u64).min(index.configs());
-    graph::pair_size(pair) as f64 * (KEPT_BYTES_PER_POSITION + SOLVING_BYTES_PER_POSITION)
+    graph::pair_size(pair) as f64 * (SOLVED_BYTES_PER_POSITION + SOLVING_BYTES_PER_POSITION)
         + (units * unit) as f64 * UNIT_BYTES_PER_POSITION
 }
 
 /// Memory in flight while reading `slice` back, its values included.
 fn loading(slice: Material) -> f64 {
     let reached: f64 = graph::threats_reach(slice).into_iter().filter(|&m| m != slice).map(size).sum();
-    size(slice) * (KEPT_BYTES_PER_POSITION + LOADING_BYTES_PER_POSITION) + reached * REACHED_BYTES_PER_POSITION
+    size(slice) * (SOLVED_BYTES_PER_POSITION + LOADING_BYTES_PER_POSITION) + reached * REACHED_BYTES_PER_POSITION
 }
 
 /// What becomes of a slice dropped to make room that a later step reads.

@@ -24,6 +24,7 @@ use anyhow::{bail, Result};
 use rayon::prelude::*;
 
 use crate::graph;
+use crate::kept::{Finished, SliceValues};
 use crate::unit::{better, Exits, PairIndex, Unit};
 
 /// A solved slice: packed [`Value`]s in index order, and which positions
@@ -35,7 +36,7 @@ pub struct Solved {
 }
 
 impl Solved {
-    fn new(material: Material) -> Solved {
+    pub(crate) fn new(material: Material) -> Solved {
         let index = SliceIndex::new(material);
         let values = vec![0; index.size() as usize];
         Solved { captures: Captures::new(values.len()), index, values }
@@ -89,7 +90,8 @@ impl Captures {
     }
 }
 
-/// Slices solved so far, by material.
+/// Slices solved so far, by material, with their whole values (in-memory
+/// builds and tests; a build keeps results alone, [`crate::kept`]).
 pub type Known = HashMap<Material, Arc<Solved>>;
 
 /// What a distance counts.
@@ -133,7 +135,7 @@ impl Options {
 
 /// Solves `material` and its twin. Returns one or two solved slices with
 /// their final values (rule values under a rule set).
-pub fn solve_pair(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
+pub fn solve_pair(material: Material, opts: &Options, known: &dyn Finished, on_level: &(dyn Fn(u64) + Sync)) -> Vec<Solved> {
     solve_pair_resumable(material, opts, known, on_level, &mut NoCheckpoint, Keep::Finals)
         .expect("solving in memory cannot fail")
         .finals
@@ -165,7 +167,7 @@ pub struct PairSolution {
 
 /// Solves `material` and its twin for pure values and, under a rule set,
 /// for rule values too (the audit compares the two).
-pub fn solve_pair_both(material: Material, opts: &Options, known: &Known, on_level: &(dyn Fn(u64) + Sync)) -> PairSolution {
+pub fn solve_pair_both(material: Material, opts: &Options, known: &dyn Finished, on_level: &(dyn Fn(u64) + Sync)) -> PairSolution {
     solve_pair_resumable(material, opts, known, on_level, &mut NoCheckpoint, Keep::Both).expect("solving in memory cannot fail")
 }
 
@@ -176,7 +178,7 @@ pub fn solve_pair_both(material: Material, opts: &Options, known: &Known, on_lev
 pub fn solve_pair_resumable(
     material: Material,
     opts: &Options,
-    known: &Known,
+    known: &dyn Finished,
     on_level: &(dyn Fn(u64) + Sync),
     checkpoint: &mut dyn Checkpoint,
     keep: Keep,
@@ -397,7 +399,7 @@ impl Pair {
 fn solve(
     material: Material,
     opts: &Options,
-    known: &Known,
+    known: &dyn Finished,
     verdicts: Option<&Verdicts>,
     binding: Binding,
     captures: Option<&CaptureResults>,
@@ -450,12 +452,13 @@ fn solve_level(
     configs: &[MenConfig],
     pair: &Pair,
     opts: &Options,
-    known: &Known,
+    known: &dyn Finished,
     verdicts: Option<&Verdicts>,
     binding: Binding,
     captures: Option<(&CaptureResults, Pass)>,
 ) -> Vec<ConfigResult> {
-    let tables = Tables::new(known, pair, opts, verdicts.is_some(), binding, captures);
+    let material = pair.raw[0].index.material();
+    let tables = Tables::new(material, known, pair, opts, verdicts.is_some(), binding, captures);
     let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
     configs
         .par_iter()
@@ -526,8 +529,8 @@ fn levels(material: Material) -> Vec<Vec<MenConfig>> {
 
 /// Solved slices by a dense material code, for lookups in the hot loop.
 struct Tables<'a> {
-    /// Final values of every slice, the pair's own included.
-    finals: Vec<Option<&'a Solved>>,
+    /// Final values of every slice the pair reads, its own included.
+    finals: Vec<Option<SliceValues<'a>>>,
     /// Distances of the pair being solved, for man moves that do not reset.
     raw: Vec<Option<&'a Solved>>,
     rules: bool,
@@ -553,7 +556,8 @@ pub fn material_code(m: Material) -> usize {
 impl<'a> Tables<'a> {
 
     fn new(
-        known: &'a Known,
+        material: Material,
+        known: &'a dyn Finished,
         pair: &'a Pair,
         opts: &Options,
         rules: bool,
@@ -561,8 +565,11 @@ impl<'a> Tables<'a> {
         captures: Option<(&'a CaptureResults, Pass)>,
     ) -> Tables<'a> {
         let mut finals = vec![None; MATERIAL_CODES];
-        for s in known.values().map(|s| &**s).chain(pair.finals()) {
-            finals[material_code(s.index.material())] = Some(s);
+        for m in graph::solve_reads(material) {
+            finals[material_code(m)] = known.slice(m);
+        }
+        for s in pair.finals() {
+            finals[material_code(s.index.material())] = Some(s.view());
         }
         let mut raw = vec![None; MATERIAL_CODES];
         for s in &pair.raw {
@@ -580,7 +587,7 @@ impl Tables<'_> {
     fn after(&self, material: Material, index: u64, converts: bool) -> Value {
         let from_finals = converts || self.man_moves_reset;
         let value = if from_finals {
-            self.finals[material_code(material)].unwrap_or_else(|| panic!("slice {material} is solved before it is needed")).at(index)
+            self.finals[material_code(material)].unwrap_or_else(|| panic!("slice {material} is solved before it is needed")).1.at(index)
         } else {
             self.raw[material_code(material)].expect("a quiet man move stays in the pair").at(index)
         };
@@ -603,8 +610,8 @@ impl Tables<'_> {
             Value::new(Wdl::Loss, 0)
         } else {
             // Any slice's indexer ranks the same way: the one of `material`.
-            let slice = self.finals[material_code(material)].unwrap_or_else(|| panic!("slice {material} is solved before it is needed"));
-            slice.at(slice.index.index_unchecked(&after))
+            let (index, values) = self.finals[material_code(material)].unwrap_or_else(|| panic!("slice {material} is solved before it is needed"));
+            values.at(index.index_unchecked(&after))
         };
         (self.worth(stored, self.metric == Metric::Conversion), stored.wdl)
     }

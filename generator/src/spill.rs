@@ -5,9 +5,10 @@
 //! Reading a slice back from its tables resolves every "don't care" entry
 //! by searching captures into the slices they lead to, which must be
 //! loaded first: at 7 pieces with a 17 GiB budget the schedule would read
-//! back more positions than the build solves. A working copy holds the
-//! values and capture bits themselves, zstd-compressed in chunks, each
-//! with its checksum; restoring one needs no other slice.
+//! back more positions than the build solves. A working copy holds what
+//! the build keeps of the slice ([`Kept`]: results, two positions a
+//! byte), zstd-compressed in chunks, each with its checksum; restoring one
+//! needs no other slice.
 //!
 //! `<variant>-<material>.spill` sits beside the tables. Only a whole build
 //! writes them (it holds the directory alone), and it deletes them: each
@@ -18,9 +19,8 @@
 //! The file: [`MAGIC`], the slice's material (4 bytes: own kings, own men,
 //! opponent's kings, opponent's men) and its position count (8 bytes, LE),
 //! then the chunks in order, each framed by its compressed length (8 bytes)
-//! and its checksum ([`block_checksum`], 8 bytes). A chunk of n positions
-//! holds their packed values (2 bytes each, LE), then their capture bits
-//! (n / 64 words of 8 bytes, LE).
+//! and its checksum ([`block_checksum`], 8 bytes). A chunk holds [`CHUNK`]
+//! bytes of results ([`Kept::codes`]), the last one the rest.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -32,13 +32,12 @@ use damka::format::block_checksum;
 use damka::{Material, SliceIndex, Variant};
 use rayon::prelude::*;
 
-use crate::solver::{Captures, Solved};
+use crate::kept::Kept;
 
-const MAGIC: &[u8; 8] = b"damkaS01";
+const MAGIC: &[u8; 8] = b"damkaS02";
 
-/// Positions per chunk: a multiple of 64, so that capture bits split at
-/// words.
-const CHUNK: usize = 1 << 20;
+/// Bytes of results per chunk (two positions a byte).
+const CHUNK: usize = 1 << 19;
 
 /// Chunks compressed or decompressed at once: what is in flight beside the
 /// slice stays at a few tens of MiB.
@@ -47,9 +46,9 @@ const BATCH: usize = 16;
 /// Working copies are written once and read once or twice: speed first.
 const ZSTD_LEVEL: i32 = 1;
 
-/// What restoring a slice needs beside its values, bytes: a batch of
+/// What restoring a slice needs beside its results, bytes: a batch of
 /// chunks, compressed and not.
-pub const RESTORING_BYTES: f64 = (BATCH * CHUNK) as f64 * 2.125 * 2.0;
+pub const RESTORING_BYTES: f64 = (BATCH * CHUNK * 2) as f64;
 
 pub fn spill_path(dir: &Path, variant: Variant, material: Material) -> PathBuf {
     dir.join(format!("{variant}-{material}.spill"))
@@ -69,34 +68,26 @@ fn material_bytes(m: Material) -> [u8; 4] {
     [m.own_kings, m.own_men, m.opp_kings, m.opp_men]
 }
 
-/// Writes the working copy of `solved` to `path` (under its temporary name,
+/// Writes the working copy of `kept` to `path` (under its temporary name,
 /// then renamed); returns its size in bytes.
-pub fn write(path: &Path, solved: &Solved) -> Result<u64> {
+pub fn write(path: &Path, kept: &Kept) -> Result<u64> {
     let tmp = temporary_path(path);
-    let written = write_to(&tmp, solved).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let written = write_to(&tmp, kept).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
     Ok(written)
 }
 
-fn write_to(tmp: &Path, solved: &Solved) -> Result<u64> {
+fn write_to(tmp: &Path, kept: &Kept) -> Result<u64> {
     let mut out = BufWriter::new(File::create(tmp)?);
     out.write_all(MAGIC)?;
-    out.write_all(&material_bytes(solved.index.material()))?;
-    out.write_all(&(solved.values.len() as u64).to_le_bytes())?;
+    out.write_all(&material_bytes(kept.index.material()))?;
+    out.write_all(&kept.index.size().to_le_bytes())?;
     let mut written = (MAGIC.len() + 12) as u64;
-    let words = solved.captures.words();
-    let chunks: Vec<usize> = (0..solved.values.len().div_ceil(CHUNK)).collect();
+    let chunks: Vec<&[u8]> = kept.codes().chunks(CHUNK).collect();
     for batch in chunks.chunks(BATCH) {
         let compressed: Vec<Vec<u8>> = batch
             .par_iter()
-            .map(|&c| {
-                let values = &solved.values[c * CHUNK..((c + 1) * CHUNK).min(solved.values.len())];
-                let bits = &words[c * CHUNK / 64..(c * CHUNK + values.len()).div_ceil(64)];
-                let mut raw = Vec::with_capacity(values.len() * 2 + bits.len() * 8);
-                raw.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-                raw.extend(bits.iter().flat_map(|w| w.to_le_bytes()));
-                zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("compressing to memory cannot fail")
-            })
+            .map(|codes| zstd::bulk::compress(codes, ZSTD_LEVEL).expect("compressing to memory cannot fail"))
             .collect();
         for chunk in compressed {
             out.write_all(&(chunk.len() as u64).to_le_bytes())?;
@@ -111,11 +102,11 @@ fn write_to(tmp: &Path, solved: &Solved) -> Result<u64> {
 
 /// Reads the working copy of slice `material` at `path`, checking that it
 /// is that slice's, whole and undamaged.
-pub fn read(path: &Path, material: Material) -> Result<Solved> {
+pub fn read(path: &Path, material: Material) -> Result<Kept> {
     read_from(path, material).with_context(|| format!("working copy {}", path.display()))
 }
 
-fn read_from(path: &Path, material: Material) -> Result<Solved> {
+fn read_from(path: &Path, material: Material) -> Result<Kept> {
     let mut input = BufReader::new(File::open(path).context("cannot open it")?);
     let mut head = [0u8; 20];
     input.read_exact(&mut head).context("shorter than its header")?;
@@ -127,16 +118,15 @@ fn read_from(path: &Path, material: Material) -> Result<Solved> {
     if head[8..12] != material_bytes(material) || positions != index.size() {
         bail!("it holds another slice, not {material}");
     }
-    let mut values = vec![0u16; positions as usize];
-    let mut words = vec![0u64; values.len().div_ceil(64)];
-    for (b, (values, words)) in values.chunks_mut(CHUNK * BATCH).zip(words.chunks_mut(CHUNK * BATCH / 64)).enumerate() {
+    let mut codes = vec![0u8; positions.div_ceil(2) as usize];
+    for (b, codes) in codes.chunks_mut(CHUNK * BATCH).enumerate() {
         let mut compressed = Vec::with_capacity(BATCH);
-        for c in 0..values.len().div_ceil(CHUNK) {
+        for c in 0..codes.len().div_ceil(CHUNK) {
             let chunk = b * BATCH + c;
             let mut frame = [0u8; 16];
             input.read_exact(&mut frame).with_context(|| format!("chunk {chunk} is missing: the file is cut short"))?;
             let len = u64::from_le_bytes(frame[..8].try_into().expect("8 bytes"));
-            if len > 3 * CHUNK as u64 {
+            if len > 2 * CHUNK as u64 {
                 bail!("chunk {chunk} claims {len} bytes: the file is damaged");
             }
             let mut bytes = vec![0u8; len as usize];
@@ -146,32 +136,20 @@ fn read_from(path: &Path, material: Material) -> Result<Solved> {
             }
             compressed.push(bytes);
         }
-        values
-            .par_chunks_mut(CHUNK)
-            .zip(words.par_chunks_mut(CHUNK / 64))
-            .zip(compressed)
-            .enumerate()
-            .try_for_each(|(c, ((values, words), bytes))| {
-                let chunk = b * BATCH + c;
-                let want = values.len() * 2 + words.len() * 8;
-                let raw = zstd::bulk::decompress(&bytes, want).with_context(|| format!("chunk {chunk} does not decompress"))?;
-                if raw.len() != want {
-                    bail!("chunk {chunk} holds {} bytes, not {want}", raw.len());
-                }
-                let (v, w) = raw.split_at(values.len() * 2);
-                for (value, b) in values.iter_mut().zip(v.chunks_exact(2)) {
-                    *value = u16::from_le_bytes([b[0], b[1]]);
-                }
-                for (word, b) in words.iter_mut().zip(w.chunks_exact(8)) {
-                    *word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-                }
-                Ok(())
-            })?;
+        codes.par_chunks_mut(CHUNK).zip(compressed).enumerate().try_for_each(|(c, (codes, bytes))| {
+            let chunk = b * BATCH + c;
+            let raw = zstd::bulk::decompress(&bytes, codes.len()).with_context(|| format!("chunk {chunk} does not decompress"))?;
+            if raw.len() != codes.len() {
+                bail!("chunk {chunk} holds {} bytes, not {}", raw.len(), codes.len());
+            }
+            codes.copy_from_slice(&raw);
+            Ok(())
+        })?;
     }
     if input.read(&mut [0u8])? != 0 {
         bail!("it runs on past its last chunk");
     }
-    Ok(Solved { index, values, captures: Captures::from_words(words) })
+    Ok(Kept::from_codes(index, codes).expect("as many bytes as the slice has positions in pairs"))
 }
 
 #[cfg(test)]
@@ -179,18 +157,14 @@ mod tests {
     use super::*;
 
     /// A slice of more than one batch of chunks, its last chunk partial,
-    /// with values and capture bits that differ from position to position.
-    fn sample() -> Solved {
+    /// with results that differ from position to position.
+    fn sample() -> Kept {
         let material: Material = "KKKvKKK".parse().unwrap();
         let index = SliceIndex::new(material);
-        let n = index.size() as usize;
-        assert!(n > CHUNK * BATCH && !n.is_multiple_of(CHUNK), "{n} positions");
-        let values = (0..n).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u16 % 4000).collect();
-        let mut captures = Captures::new(n);
-        for i in (0..n).filter(|i| i % 3 == 0 || i % 7 == 1) {
-            captures.set(i);
-        }
-        Solved { index, values, captures }
+        let n = index.size().div_ceil(2) as usize;
+        assert!(n > CHUNK * BATCH && !n.is_multiple_of(CHUNK), "{n} bytes");
+        let codes = (0..n).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8 & 0x77).collect();
+        Kept::from_codes(index, codes).unwrap()
     }
 
     fn temp(name: &str) -> PathBuf {
@@ -201,14 +175,14 @@ mod tests {
 
     #[test]
     fn a_working_copy_gives_back_what_was_spilled_and_refuses_damage() {
-        let solved = sample();
-        let m = solved.index.material();
+        let kept = sample();
+        let m = kept.index.material();
         let path = temp("round");
-        let bytes = write(&path, &solved).unwrap();
+        let bytes = write(&path, &kept).unwrap();
         assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
         assert!(!temporary_path(&path).exists());
         let back = read(&path, m).unwrap();
-        assert!(back.values == solved.values && back.captures == solved.captures, "values or capture bits differ");
+        assert!(back.codes() == kept.codes(), "results differ");
         let fails = |bytes: &[u8], want: &str| {
             std::fs::write(&path, bytes).unwrap();
             let err = format!("{:#}", read(&path, m).err().unwrap_or_else(|| panic!("accepted: {want}")));

@@ -108,7 +108,7 @@ pub fn collect(dir: &Path, variant: Option<Variant>) -> Result<Collected> {
     let mut known: HashMap<SliceId, Solved> = HashMap::new();
     for (i, &id) in slices.iter().enumerate() {
         let read = {
-            let lookup = |m: Material| known.get(&SliceId { variant: id.variant, material: m }).map(|s| (&s.index, &s.values[..]));
+            let lookup = |m: Material| known.get(&SliceId { variant: id.variant, material: m }).map(Solved::view);
             catalog::read_slice(dir, id, &lookup)
         };
         match read.and_then(|(solved, header)| Ok((of_slice(id, &header.rules_name, &solved)?, solved))) {

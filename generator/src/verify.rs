@@ -65,6 +65,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::catalog::{self, LoadError, SliceId};
+use crate::kept::Values;
 use crate::stats::Tally;
 
 /// What to verify.
@@ -463,7 +464,7 @@ fn load_table(dir: &Path, key: SliceId, results_only: bool, cache: &mut HashMap<
     for target in crate::graph::read_back_reads(m) {
         load_table(dir, SliceId { variant: key.variant, material: target }, results_only, cache)?;
     }
-    let lookup = |m: Material| cache.get(&SliceId { variant: key.variant, material: m }).map(|t| (&t.index, &t.values[..]));
+    let lookup = |m: Material| cache.get(&SliceId { variant: key.variant, material: m }).map(|t| (&t.index, Values::Packed(&t.values)));
     let (solved, _) = catalog::read_slice(dir, key, &lookup).map_err(|e| format!("needs {key}: {e:#}"))?;
     let bad = |b: u16| Value::unpack(b).is_none_or(|v| !results_only && v.wdl != v.wdl.pure());
     if let Some(i) = solved.values.iter().position(|&b| bad(b)) {

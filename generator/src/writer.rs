@@ -26,7 +26,8 @@ use damka::{Material, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::catalog::{self, SliceId};
-use crate::solver::{material_code, Known, Solved, MATERIAL_CODES};
+use crate::kept::{KeptSlices, SliceValues};
+use crate::solver::{material_code, Solved, MATERIAL_CODES};
 
 /// The rule set a table was built with, as recorded in its header.
 #[derive(Clone, Debug)]
@@ -84,7 +85,7 @@ pub fn write<'a>(
     rules: &RulesId,
     limits: bool,
     solved: &Solved,
-    lookup: &(dyn Fn(Material) -> Option<&'a Solved> + Sync),
+    lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
 ) -> Result<[u64; 2]> {
     let material = solved.index.material();
     let stored = how_stored(solved, variant, limits, lookup)?;
@@ -109,7 +110,7 @@ fn how_stored<'a>(
     solved: &Solved,
     variant: Variant,
     limits: bool,
-    lookup: &(dyn Fn(Material) -> Option<&'a Solved> + Sync),
+    lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
 ) -> Result<Vec<Stored>> {
     const CHUNK: usize = 1 << 14;
     let material = solved.index.material();
@@ -130,8 +131,8 @@ fn how_stored<'a>(
                 let one_ply = threat_value(&pos, &moves, |after| {
                     let after = white_to_move(after);
                     let m = Material::of(&after);
-                    let there = lookup(m).ok_or(m)?;
-                    Ok(unpacked(there.values[there.index.index_unchecked(&after) as usize]))
+                    let (index, values) = lookup(m).ok_or(m)?;
+                    Ok(values.at(index.index_unchecked(&after)))
                 })
                 .map_err(|m: Material| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
                 let own = unpacked(solved.values[i]);
@@ -459,10 +460,10 @@ pub fn is_written(path: impl Fn(Kind) -> PathBuf, slice: TableSlice, positions: 
 
 /// Loads a finished slice back into memory (to resume a run): its files,
 /// with capture positions resolved from the slices in `known`.
-pub fn load(dir: &Path, variant: Variant, material: Material, known: &Known) -> Result<Solved> {
+pub fn load(dir: &Path, variant: Variant, material: Material, known: &KeptSlices) -> Result<Solved> {
     let mut dense = vec![None; MATERIAL_CODES];
-    for s in known.values() {
-        dense[material_code(s.index.material())] = Some((&s.index, &s.values[..]));
+    for k in known.values() {
+        dense[material_code(k.index.material())] = Some(k.view());
     }
     let lookup = |m: Material| dense[material_code(m)];
     Ok(catalog::read_slice(dir, SliceId { variant, material }, &lookup)?.0)
