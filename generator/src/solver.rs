@@ -383,7 +383,11 @@ impl Verdicts<'_> {
 }
 
 /// Values of the pair being solved: `raw` distances (for quiet man moves,
-/// which keep the count running) and, under rules, final rule values.
+/// which keep the count running) and, under rules, final rule values. Those
+/// take arrays of their own (`fin`) only where man moves read them (they
+/// reset the count, [`Binding::KingsOnly`]); elsewhere a level's rule
+/// values are written over its distances once the level below it, whose
+/// man moves lead there, is solved: two bytes a position less in flight.
 struct Pair {
     raw: Vec<Solved>,
     fin: Option<Vec<Solved>>,
@@ -408,10 +412,13 @@ fn solve(
     checkpoint: &mut dyn Checkpoint,
 ) -> Result<Vec<Solved>> {
     let distinct = graph::slices_of(material);
+    let separate = verdicts.is_some() && binding == Binding::KingsOnly;
     let mut pair = Pair {
         raw: distinct.iter().map(|&m| Solved::new(m)).collect(),
-        fin: verdicts.map(|_| distinct.iter().map(|&m| Solved::new(m)).collect()),
+        fin: separate.then(|| distinct.iter().map(|&m| Solved::new(m)).collect()),
     };
+    // The rule values of the level solved last, waiting for their place.
+    let mut waiting: Vec<(MenConfig, Vec<u16>)> = Vec::new();
     for (level, configs) in levels(material).iter().enumerate().rev().filter(|(_, l)| !l.is_empty()) {
         let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
         let unit_len = |config: MenConfig| Unit::new(config, white, black, opts.variant).len();
@@ -436,13 +443,23 @@ fn solve(
             }
         };
         let mut positions = 0;
+        let mut judged = Vec::new();
         for (&config, result) in configs.iter().zip(results) {
-            positions += store(&mut pair.raw, config, &result.raw, &result.captures);
-            if let (Some(slices), Some(fin)) = (pair.fin.as_mut(), result.fin) {
-                store(slices, config, &fin, &result.captures);
+            positions += store(&mut pair.raw, config, &result.raw, Some(&result.captures));
+            match (pair.fin.as_mut(), result.fin) {
+                (Some(slices), Some(fin)) => _ = store(slices, config, &fin, Some(&result.captures)),
+                (None, Some(fin)) => judged.push((config, fin)),
+                (_, None) => {}
             }
         }
+        // Man moves lead one level up: no level left reads the one above.
+        for (config, fin) in std::mem::replace(&mut waiting, judged) {
+            store(&mut pair.raw, config, &fin, None);
+        }
         on_level(positions);
+    }
+    for (config, fin) in waiting {
+        store(&mut pair.raw, config, &fin, None);
     }
     Ok(pair.fin.unwrap_or(pair.raw))
 }
@@ -474,11 +491,11 @@ fn solve_level(
         .collect()
 }
 
-/// Writes a unit's values and capture flags into the pair: White to move
-/// into the first slice, Black to move (flipped) into the last. Returns the
-/// positions settled: in a symmetric slice, a configuration that is its own
-/// flip gets the same positions twice.
-fn store(slices: &mut [Solved], config: MenConfig, values: &[u16], captures: &[bool]) -> u64 {
+/// Writes a unit's values and capture flags, if given, into the pair: White
+/// to move into the first slice, Black to move (flipped) into the last.
+/// Returns the positions settled: in a symmetric slice, a configuration
+/// that is its own flip gets the same positions twice.
+fn store(slices: &mut [Solved], config: MenConfig, values: &[u16], captures: Option<&[bool]>) -> u64 {
     let white_len = slices[0].index.kings_per_config() as usize;
     let b = slices.len() - 1;
     let starts = half_starts(&slices[0].index, &slices[b].index, config);
@@ -486,7 +503,7 @@ fn store(slices: &mut [Solved], config: MenConfig, values: &[u16], captures: &[b
         let local = if half == 0 { 0..white_len } else { white_len..values.len() };
         let s = &mut slices[slice];
         s.values[start..start + local.len()].copy_from_slice(&values[local.clone()]);
-        for (i, &c) in captures[local].iter().enumerate() {
+        for (i, &c) in captures.map_or(&[][..], |c| &c[local]).iter().enumerate() {
             if c {
                 s.captures.set(start + i);
             }
