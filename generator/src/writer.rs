@@ -74,6 +74,42 @@ pub enum Stored {
     Threat { stands: bool, value_stands: bool },
 }
 
+impl Stored {
+    /// In half a byte: 0 plain, 1 capture, 2 to 5 a threat (+1 if it
+    /// stands, +2 if its value does).
+    fn code(self) -> u8 {
+        match self {
+            Stored::Plain => 0,
+            Stored::Capture => 1,
+            Stored::Threat { stands, value_stands } => 2 + u8::from(stands) + 2 * u8::from(value_stands),
+        }
+    }
+
+    fn of_code(code: u8) -> Stored {
+        match code {
+            0 => Stored::Plain,
+            1 => Stored::Capture,
+            c => Stored::Threat { stands: (c - 2) & 1 == 1, value_stands: (c - 2) & 2 == 2 },
+        }
+    }
+}
+
+/// How each position of a slice is stored, two positions a byte (the first
+/// in the low half): a slice being written holds this beside its values,
+/// a quarter of what a [`Stored`] a position took.
+struct HowStored(Vec<u8>);
+
+impl HowStored {
+    /// Sets the way of position `i` of `bytes` (its half byte still 0).
+    fn put(bytes: &mut [u8], i: usize, how: Stored) {
+        bytes[i / 2] |= how.code() << (4 * (i % 2));
+    }
+
+    fn get(&self, i: usize) -> Stored {
+        Stored::of_code(self.0[i / 2] >> (4 * (i % 2)) & 0xf)
+    }
+}
+
 /// Writes both files of `solved`; `lookup` gives every slice its positions'
 /// moves lead to (the pair's other slice, promotions, captures), solved.
 /// `limits`: the rule set has move limits (without, a settled threat's
@@ -95,7 +131,7 @@ pub fn write<'a>(
         TableSlice::Draughts(variant, material),
         rules,
         &solved.values,
-        |i| stored[i],
+        |i| stored.get(i),
         &orders,
     )
 }
@@ -111,17 +147,18 @@ fn how_stored<'a>(
     variant: Variant,
     limits: bool,
     lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
-) -> Result<Vec<Stored>> {
+) -> Result<HowStored> {
     const CHUNK: usize = 1 << 14;
     let material = solved.index.material();
-    let mut stored = vec![Stored::Plain; solved.values.len()];
-    stored.par_chunks_mut(CHUNK).enumerate().try_for_each(|(c, out)| {
+    let n = solved.values.len();
+    let mut stored = vec![0u8; n.div_ceil(2)];
+    stored.par_chunks_mut(CHUNK / 2).enumerate().try_for_each(|(c, out)| {
         let mut moves = Vec::new();
         let lookup = catalog::remembering_last(lookup);
-        let range = c * CHUNK..c * CHUNK + out.len();
+        let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let positions = solved.index.positions(range.start as u64..range.end as u64);
-        for ((i, pos), how) in range.zip(positions).zip(out) {
-            *how = if solved.captures.get(i) {
+        for (i, pos) in range.zip(positions) {
+            let how = if solved.captures.get(i) {
                 Stored::Capture
             } else if !is_settled_threat(&pos, variant, &mut moves) {
                 Stored::Plain
@@ -138,10 +175,11 @@ fn how_stored<'a>(
                 let own = unpacked(solved.values[i]);
                 Stored::Threat { stands: one_ply.wdl != own.wdl, value_stands: one_ply != own && own.wdl != Wdl::Draw }
             };
+            HowStored::put(out, i - c * CHUNK, how);
         }
         Ok::<_, anyhow::Error>(())
     })?;
-    Ok(stored)
+    Ok(HowStored(stored))
 }
 
 fn unpacked(packed: u16) -> Value {
@@ -467,4 +505,28 @@ pub fn load(dir: &Path, variant: Variant, material: Material, known: &KeptSlices
     }
     let lookup = |m: Material| dense[material_code(m)];
     Ok(catalog::read_slice(dir, SliceId { variant, material }, &lookup)?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each way of storing keeps its own half byte, next to any other.
+    #[test]
+    fn how_stored_gives_back_each_position_s_way() {
+        let ways: Vec<Stored> = [Stored::Plain, Stored::Capture]
+            .into_iter()
+            .chain([false, true].into_iter().flat_map(|s| [false, true].map(|v| Stored::Threat { stands: s, value_stands: v })))
+            .collect();
+        assert_eq!(ways.iter().map(|w| w.code()).collect::<std::collections::BTreeSet<_>>().len(), ways.len());
+        let all: Vec<Stored> = ways.iter().flat_map(|&a| ways.iter().map(move |&b| [a, b])).flatten().collect();
+        let mut codes = vec![0u8; all.len().div_ceil(2)];
+        for (i, &how) in all.iter().enumerate() {
+            HowStored::put(&mut codes, i, how);
+        }
+        let stored = HowStored(codes);
+        for (i, &how) in all.iter().enumerate() {
+            assert_eq!(stored.get(i), how, "position {i}");
+        }
+    }
 }
