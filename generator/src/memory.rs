@@ -30,25 +30,19 @@ pub const KEPT_BYTES_PER_POSITION: f64 = 0.5;
 /// bytes) and a capture bit a position ([`crate::solver::Solved`]).
 pub const SOLVED_BYTES_PER_POSITION: f64 = 2.125;
 
-/// Memory in flight while a pair is solved, per position of the pair, on
-/// top of what is kept: the peak resident memory of those jobs
-/// (`/usr/bin/time -v`: KMvKKM 157 MB, KKvKKM 104 MB, KvKKKM 84 MB,
-/// MMvKKM 88 MB, MMvMMM 59 MB) less the base and the slices kept, over the
-/// pair's positions, came to 2.3-5.8 bytes: a rule build holds the pure
-/// values, the rule distances and the rule values at once. The largest,
-/// with room. With [`return_freed_arrays`], KMvKKM peaks at 148 MiB: 4.6
-/// bytes a position on top of its own values. Since the rule pass
-/// keeps only the pure results (two bits a position beside the rule
-/// distances and values) and the writer encodes a range of positions at a
-/// time, what a pair holds is 2.4 bytes a position beyond its own values,
-/// and its units in work ([`UNIT_BYTES_PER_POSITION`]). This allows for
-/// the results of a level waiting to be stored and more: KvKKKM and KKvKKM
-/// (2 threads) peak at 88 and 121 MiB, estimated at 85 and 117; the other
-/// pair jobs measured (KMvKKM, MMvKKM, MMvMMM, the 6-piece KKMvKKM) come
-/// within -3% and +43% of their estimates. The capture results the pure
-/// pass leaves the rule pass (a quarter byte a position) fit in that room:
-/// KKMvKKM peaked at 801 MB with them against 776 without.
-pub const SOLVING_BYTES_PER_POSITION: f64 = 4.5;
+/// Memory in flight while a pair is solved, per position of the pair,
+/// beside its own values: the pure results and the capture results the
+/// pure pass leaves the rule pass (two bits each), or while the pair is
+/// written, how each position of a slice is stored (half a byte).
+pub const SOLVING_BYTES_PER_POSITION: f64 = 0.5;
+
+/// Memory in flight while a pair is solved, per position of its largest
+/// level ([`crate::solver::largest_level`]): the results of the level in
+/// work until it is stored (a distance, a capture flag and a rule value:
+/// 5 bytes), and the rule values of the level before it, waiting to be
+/// written over its distances (2 bytes); with room. The 6-piece pair
+/// KKMvKKM (2 threads) peaks at 515 MB, estimated at 559.
+pub const LEVEL_BYTES_PER_POSITION: f64 = 8.0;
 
 /// Memory of a unit in work (one men configuration of both halves of a
 /// pair), per position of the unit: its kings, successor lists and
@@ -98,6 +92,7 @@ fn solving(pair: Material) -> f64 {
     let unit = index.kings_per_config() + SliceIndex::new(pair.swap()).kings_per_config();
     let units = (rayon::current_num_threads() as u64).min(index.configs());
     graph::pair_size(pair) as f64 * (SOLVED_BYTES_PER_POSITION + SOLVING_BYTES_PER_POSITION)
+        + crate::solver::largest_level(pair) as f64 * LEVEL_BYTES_PER_POSITION
         + (units * unit) as f64 * UNIT_BYTES_PER_POSITION
 }
 

@@ -544,6 +544,13 @@ fn levels(material: Material) -> Vec<Vec<MenConfig>> {
     levels
 }
 
+/// The positions of the largest level of pair `material`, both halves: the
+/// most a pass holds the results of at once beside the pair's values.
+pub fn largest_level(material: Material) -> u64 {
+    let unit = SliceIndex::new(material).kings_per_config() + SliceIndex::new(material.swap()).kings_per_config();
+    levels(material).iter().map(Vec::len).max().unwrap_or(0) as u64 * unit
+}
+
 /// Solved slices by a dense material code, for lookups in the hot loop.
 struct Tables<'a> {
     /// Final values of every slice the pair reads, its own included.
