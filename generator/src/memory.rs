@@ -16,6 +16,7 @@
 //! pair), so the steps never run side by side.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::{Mutex, PoisonError};
 
 use damka::{Material, SliceIndex};
 
@@ -52,6 +53,20 @@ pub const LEVEL_BYTES_PER_POSITION: f64 = 8.0;
 /// beyond the values above: a pair of kings alone is all one unit, which
 /// is what a flat rate per position of the pair underestimated by 40%.
 pub const UNIT_BYTES_PER_POSITION: f64 = 28.0;
+
+/// Memory of a unit solved count by count ([`crate::unit::Unit::layered`]:
+/// a kings-only limit beside a quiet one, with kings on both sides and
+/// men), per position of the unit, beside the king moves it lists: the
+/// rows of the move lists both ways (4 bytes each, and 4 while they are
+/// inverted), three scores (2 bytes each), and a capture flag; with room.
+pub const LAYERED_UNIT_BYTES_PER_POSITION: f64 = 24.0;
+
+/// Memory of a layered unit per king move of its positions: the move's
+/// successor and, inverted, its predecessor (4 bytes each). With
+/// [`Shape::king_moves`], the 7-piece pair KvKKKKKM (units of 8.8 M positions,
+/// 8.6 king moves a position, 2 threads) peaks at 2.41 GiB, estimated at
+/// 2.9 (1.1 with the flat [`UNIT_BYTES_PER_POSITION`]).
+pub const LAYERED_BYTES_PER_KING_MOVE: f64 = 8.0;
 
 /// Memory in flight while a slice is read back, per position: both files
 /// decompressed beside the values they become (one byte each, two for
@@ -91,9 +106,60 @@ fn solving(pair: Material) -> f64 {
     let index = SliceIndex::new(pair);
     let unit = index.kings_per_config() + SliceIndex::new(pair.swap()).kings_per_config();
     let units = (rayon::current_num_threads() as u64).min(index.configs());
+    let shape = shape(pair);
+    // Whether a pair is solved layered depends on the rule set: assume it
+    // is wherever a rule set can make it so (Russian's does).
+    let layered = pair.own_kings > 0 && pair.opp_kings > 0 && pair.men() > 0;
+    let unit_bytes = if layered {
+        LAYERED_UNIT_BYTES_PER_POSITION + LAYERED_BYTES_PER_KING_MOVE * shape.king_moves
+    } else {
+        UNIT_BYTES_PER_POSITION
+    };
+    // A pair without men is one unit, whose results its bytes count.
+    let level = if pair.men() == 0 { 0 } else { shape.largest_level };
     graph::pair_size(pair) as f64 * (SOLVED_BYTES_PER_POSITION + SOLVING_BYTES_PER_POSITION)
-        + crate::solver::largest_level(pair) as f64 * LEVEL_BYTES_PER_POSITION
-        + (units * unit) as f64 * UNIT_BYTES_PER_POSITION
+        + level as f64 * LEVEL_BYTES_PER_POSITION
+        + (units * unit) as f64 * unit_bytes
+}
+
+/// What the memory of solving a pair depends on beyond its size.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// [`crate::solver::largest_level`].
+    largest_level: u64,
+    /// The king moves a layered unit lists per position, on average over
+    /// both slices (none where the side to move must capture): counted on
+    /// positions spread evenly over each slice, with Russian kings (they
+    /// fly: no other game's kings have more moves).
+    king_moves: f64,
+}
+
+/// The shape of `pair`, worked out once: schedules ask again and again (a
+/// plan, for every pair), and both take a second at 7 pieces.
+fn shape(pair: Material) -> Shape {
+    static SHAPES: Mutex<BTreeMap<Material, Shape>> = Mutex::new(BTreeMap::new());
+    let shapes = || SHAPES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&shape) = shapes().get(&pair) {
+        return shape;
+    }
+    const SAMPLES: u64 = 4096;
+    let (moves, samples) = [pair, pair.swap()].iter().fold((0, 0), |(moves, samples), &m| {
+        let index = SliceIndex::new(m);
+        let step = (index.size() / SAMPLES).max(1) as usize;
+        let counted: Vec<usize> = (0..index.size()).step_by(step).map(|i| king_moves_at(&index.position(i))).collect();
+        (moves + counted.iter().sum::<usize>(), samples + counted.len())
+    });
+    let shape = Shape { largest_level: crate::solver::largest_level(pair), king_moves: moves as f64 / samples as f64 };
+    shapes().insert(pair, shape);
+    shape
+}
+
+fn king_moves_at(pos: &damka::Position) -> usize {
+    let moves = damka::movegen::legal_moves(pos, damka::Variant::Russian);
+    if moves.iter().any(damka::Move::is_capture) {
+        return 0;
+    }
+    moves.iter().filter(|m| pos.piece_at(m.from()).is_some_and(|p| p.role == damka::Role::King)).count()
 }
 
 /// Memory in flight while reading `slice` back, its values included.

@@ -546,9 +546,52 @@ fn levels(material: Material) -> Vec<Vec<MenConfig>> {
 
 /// The positions of the largest level of pair `material`, both halves: the
 /// most a pass holds the results of at once beside the pair's values.
+/// Counted square by square over how many men of each side stand below it
+/// and how far they have come ([`MenConfig::progress`]), not by listing
+/// the configurations (millions at 7 pieces).
 pub fn largest_level(material: Material) -> u64 {
-    let unit = SliceIndex::new(material).kings_per_config() + SliceIndex::new(material.swap()).kings_per_config();
-    levels(material).iter().map(Vec::len).max().unwrap_or(0) as u64 * unit
+    let (white, black) = (material.own_men as usize, material.opp_men as usize);
+    let most = 7 * (white + black);
+    // configs[w][b][p]: placements of w white and b black men on the
+    // squares so far whose progress is p.
+    let mut configs = vec![vec![vec![0u64; most + 1]; black + 1]; white + 1];
+    configs[0][0][0] = 1;
+    for square in 0..32 {
+        let row = square / 4;
+        for w in (0..=white).rev() {
+            for b in (0..=black).rev() {
+                for p in (0..=most).rev() {
+                    // White men stand below the last row, black men above
+                    // the first; each counts the rows it has come.
+                    let as_white = if w > 0 && row < 7 && p >= row { configs[w - 1][b][p - row] } else { 0 };
+                    let as_black = if b > 0 && row > 0 && p >= 7 - row { configs[w][b - 1][p + row - 7] } else { 0 };
+                    configs[w][b][p] += as_white + as_black;
+                }
+            }
+        }
+    }
+    let kings = SliceIndex::new(material).kings_per_config();
+    if material != material.swap() {
+        let largest = configs[white][black].iter().copied().max().unwrap_or(0);
+        return largest * (kings + SliceIndex::new(material.swap()).kings_per_config());
+    }
+    // A pass lists a symmetric slice's configurations once with their flip,
+    // each a unit of both halves: (n + own flips) / 2 units of 2 * kings a
+    // level. An own flip is set by the first 16 squares: a man there, the
+    // other side's on the square it turns to, together 2 * its rows come.
+    let mut own_flips = vec![vec![0u64; most + 1]; white + 1];
+    own_flips[0][0] = 1;
+    for square in 0..16 {
+        let row = square / 4;
+        for w in (1..=white).rev() {
+            for p in (0..=most).rev() {
+                let white_here = if p >= 2 * row { own_flips[w - 1][p - 2 * row] } else { 0 };
+                let black_here = if row > 0 && p >= 2 * (7 - row) { own_flips[w - 1][p - 2 * (7 - row)] } else { 0 };
+                own_flips[w][p] += white_here + black_here;
+            }
+        }
+    }
+    (0..=most).map(|p| configs[white][black][p] + own_flips[white][p]).max().unwrap_or(0) * kings
 }
 
 /// Solved slices by a dense material code, for lookups in the hot loop.
@@ -686,6 +729,18 @@ impl Exits for Tables<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As the levels a pass goes through hold them, symmetric slices too.
+    #[test]
+    fn the_largest_level_is_counted_as_the_passes_list_it() {
+        for text in ["KvK", "MvK", "KMvK", "MMvKM", "KMMvKM", "MMMvMM", "MvMMM", "MMvMM", "KMvKM", "MMMvKK", "KKvKK", "KKMvKKM", "MMMvMMM"] {
+            let material: Material = text.parse().unwrap();
+            let unit = SliceIndex::new(material).kings_per_config() + SliceIndex::new(material.swap()).kings_per_config();
+            let listed = levels(material).iter().map(Vec::len).max().unwrap() as u64 * unit;
+            let counted = largest_level(material);
+            assert_eq!(counted, listed, "{text}");
+        }
+    }
 
     #[test]
     fn capture_results_keep_each_position_apart_and_the_halves_of_a_pair() {
