@@ -57,15 +57,18 @@ pub const UNIT_BYTES_PER_POSITION: f64 = 28.0;
 /// Memory of a unit solved count by count ([`crate::unit::Unit::layered`]:
 /// a kings-only limit beside a quiet one, with kings on both sides and
 /// men), per position of the unit, beside the king moves it lists: the
-/// rows of the move lists both ways (4 bytes each, and 4 while they are
-/// inverted), three scores (2 bytes each), and a capture flag; with room.
-pub const LAYERED_UNIT_BYTES_PER_POSITION: f64 = 24.0;
+/// unit's kings (8 bytes), the rows of the move lists both ways (4 bytes
+/// each, and 4 while they are inverted), the updates of a count (8), three
+/// scores (2 bytes each) and a capture flag; with room for two units
+/// peaking at once.
+pub const LAYERED_UNIT_BYTES_PER_POSITION: f64 = 56.0;
 
 /// Memory of a layered unit per king move of its positions: the move's
 /// successor and, inverted, its predecessor (4 bytes each). With
-/// [`Shape::king_moves`], the 7-piece pair KvKKKKKM (units of 8.8 M positions,
-/// 8.6 king moves a position, 2 threads) peaks at 2.41 GiB, estimated at
-/// 2.9 (1.1 with the flat [`UNIT_BYTES_PER_POSITION`]).
+/// [`Shape::king_moves`], 7-piece pairs on 2 threads (units of 8.8 M
+/// positions) peak in their rule pass at: KvKKKKKM (8.6 king moves a
+/// position) 2.41 GiB, estimated at 2.9 (1.1 with the flat
+/// [`UNIT_BYTES_PER_POSITION`]); KMvKKKKK (4.7) 2.45 GiB, estimated at 2.5.
 pub const LAYERED_BYTES_PER_KING_MOVE: f64 = 8.0;
 
 /// Memory in flight while a slice is read back, per position: both files
@@ -129,7 +132,7 @@ struct Shape {
     largest_level: u64,
     /// The king moves a layered unit lists per position, on average over
     /// both slices (none where the side to move must capture): counted on
-    /// positions spread evenly over each slice, with Russian kings (they
+    /// 4096 positions scattered over each slice, with Russian kings (they
     /// fly: no other game's kings have more moves).
     king_moves: f64,
 }
@@ -143,10 +146,14 @@ fn shape(pair: Material) -> Shape {
         return shape;
     }
     const SAMPLES: u64 = 4096;
+    const SCATTER: u64 = 0x9E37_79B9_7F4A_7C15;
     let (moves, samples) = [pair, pair.swap()].iter().fold((0, 0), |(moves, samples), &m| {
         let index = SliceIndex::new(m);
-        let step = (index.size() / SAMPLES).max(1) as usize;
-        let counted: Vec<usize> = (0..index.size()).step_by(step).map(|i| king_moves_at(&index.position(i))).collect();
+        // Scattered, not evenly spaced: in index order the kings of evenly
+        // spaced positions stand alike (every 4096th sits on low squares).
+        let counted: Vec<usize> = (0..SAMPLES.min(index.size()))
+            .map(|k| king_moves_at(&index.position(k.wrapping_mul(SCATTER) % index.size())))
+            .collect();
         (moves + counted.iter().sum::<usize>(), samples + counted.len())
     });
     let shape = Shape { largest_level: crate::solver::largest_level(pair), king_moves: moves as f64 / samples as f64 };
