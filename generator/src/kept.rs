@@ -45,10 +45,23 @@ impl Values<'_> {
         let i = index as usize;
         let bits = match self {
             Values::Packed(values) => values[i],
-            Values::Results(codes) => u16::from(codes[i / 2] >> (4 * (i % 2)) & 0xf),
+            Values::Results(codes) => u16::from(half_byte(codes, i)),
         };
         Value::unpack(bits)
     }
+}
+
+/// Half byte `i` of `bytes`, two a byte, the first in the low half: how
+/// results (and the writer's ways of storing) are packed.
+#[inline]
+pub fn half_byte(bytes: &[u8], i: usize) -> u8 {
+    bytes[i / 2] >> (4 * (i % 2)) & 0xf
+}
+
+/// Sets half byte `i` of `bytes` to `code` (below 16), where it is still 0.
+#[inline]
+pub fn set_half_byte(bytes: &mut [u8], i: usize, code: u8) {
+    bytes[i / 2] |= code << (4 * (i % 2));
 }
 
 /// A slice with its values, as the pairs after it read it.
@@ -68,8 +81,8 @@ impl Kept {
     pub fn of(solved: &Solved) -> Kept {
         let mut codes = vec![0u8; solved.values.len().div_ceil(2)];
         codes.par_chunks_mut(Self::CHUNK / 2).zip(solved.values.par_chunks(Self::CHUNK)).for_each(|(codes, values)| {
-            for (code, pair) in codes.iter_mut().zip(values.chunks(2)) {
-                *code = pair.iter().rev().fold(0, |c, &v| c << 4 | (v & 7) as u8);
+            for (i, &v) in values.iter().enumerate() {
+                set_half_byte(codes, i, (v & 7) as u8);
             }
         });
         Kept { index: solved.index.clone(), codes }

@@ -26,7 +26,7 @@ use damka::{Material, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::catalog::{self, SliceId};
-use crate::kept::{KeptSlices, SliceValues};
+use crate::kept::{half_byte, set_half_byte, KeptSlices, SliceValues};
 use crate::solver::{material_code, Solved, MATERIAL_CODES};
 
 /// The rule set a table was built with, as recorded in its header.
@@ -102,11 +102,11 @@ struct HowStored(Vec<u8>);
 impl HowStored {
     /// Sets the way of position `i` of `bytes` (its half byte still 0).
     fn put(bytes: &mut [u8], i: usize, how: Stored) {
-        bytes[i / 2] |= how.code() << (4 * (i % 2));
+        set_half_byte(bytes, i, how.code());
     }
 
     fn get(&self, i: usize) -> Stored {
-        Stored::of_code(self.0[i / 2] >> (4 * (i % 2)) & 0xf)
+        Stored::of_code(half_byte(&self.0, i))
     }
 }
 
