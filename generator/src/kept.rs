@@ -49,6 +49,29 @@ impl Values<'_> {
         };
         Value::unpack(bits)
     }
+
+    /// Asks for the line holding the value at `index` ahead of [`Self::at`].
+    #[inline]
+    pub fn prefetch(self, index: u64) {
+        let i = index as usize;
+        match self {
+            Values::Packed(values) => values.get(i).map(prefetch),
+            Values::Results(codes) => codes.get(i / 2).map(prefetch),
+        };
+    }
+}
+
+/// Asks the processor to fetch the line of `item` into its caches.
+#[inline]
+pub fn prefetch<T>(item: &T) {
+    // SAFETY: a prefetch only hints; it reads nothing the program sees and
+    // cannot fault. SSE is part of every x86-64 processor.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((item as *const T).cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
 }
 
 /// Half byte `i` of `bytes`, two a byte, the first in the low half: how

@@ -13,6 +13,8 @@ use damka::movegen::{capture_moves, Routes};
 use damka::{Material, Move, Position, Value, Variant, Wdl};
 use rayon::prelude::*;
 
+use crate::kept::prefetch;
+
 /// Where the values of moves that leave a unit come from.
 pub trait Exits: Sync {
     /// The value of position `at` for the side to move if it must capture
@@ -538,19 +540,6 @@ fn for_each_bit64(mut set: u64, mut f: impl FnMut(u32)) {
 #[inline]
 fn for_each_bit(set: u32, f: impl FnMut(u32)) {
     for_each_bit64(set.into(), f)
-}
-
-/// Asks the processor to fetch the line of `item` into its caches.
-#[inline]
-fn prefetch<T>(item: &T) {
-    // SAFETY: a prefetch only hints; it reads nothing the program sees and
-    // cannot fault. SSE is part of every x86-64 processor.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((item as *const T).cast())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
 }
 
 fn push(buckets: &mut Vec<Vec<(u32, u16)>>, local: usize, v: Value) {

@@ -12,6 +12,7 @@
 //! (`russian-KvK.wdl.tmp`) and renamed into place, so a finished name always
 //! holds a finished file.
 
+use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -21,12 +22,12 @@ use damka::format::{
     BLOCK_ENTRY_LEN, HEADER_LEN,
 };
 use damka::layout::{EntryLayout, EntryOrder};
-use damka::resolve::{is_settled_threat, threat_value, white_to_move};
-use damka::{Material, Value, Variant, Wdl};
+use damka::resolve::{best_one_ply_back, is_settled_threat, white_to_move};
+use damka::{Material, Move, Position, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::catalog::{self, SliceId};
-use crate::kept::{half_byte, set_half_byte, KeptSlices, SliceValues};
+use crate::kept::{half_byte, set_half_byte, KeptSlices, SliceValues, Values};
 use crate::solver::{material_code, Solved, MATERIAL_CODES};
 
 /// The rule set a table was built with, as recorded in its header.
@@ -155,6 +156,7 @@ fn how_stored<'a>(
     stored.par_chunks_mut(CHUNK / 2).enumerate().try_for_each(|(c, out)| {
         let mut moves = Vec::new();
         let lookup = catalog::remembering_last(lookup);
+        let mut threats = LocatedThreats::default();
         let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let positions = solved.index.positions(range.start as u64..range.end as u64);
         for (i, pos) in range.zip(positions) {
@@ -165,21 +167,76 @@ fn how_stored<'a>(
             } else if !limits {
                 Stored::Threat { stands: false, value_stands: false }
             } else {
-                let one_ply = threat_value(&pos, &moves, |after| {
+                threats.locate(i - c * CHUNK, &pos, &moves, |after| {
                     let after = white_to_move(after);
                     let m = Material::of(&after);
-                    let (index, values) = lookup(m).ok_or(m)?;
-                    Ok(values.at(index.index_unchecked(&after)))
-                })
-                .map_err(|m: Material| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
-                let own = unpacked(solved.values[i]);
-                Stored::Threat { stands: one_ply.wdl != own.wdl, value_stands: one_ply != own && own.wdl != Wdl::Draw }
+                    let (index, values) = lookup(m)
+                        .ok_or_else(|| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
+                    Ok((values, index.index_unchecked(&after)))
+                })?;
+                if threats.successors.len() >= LocatedThreats::BATCH {
+                    threats.judge(&solved.values[c * CHUNK..], out);
+                }
+                continue;
             };
             HowStored::put(out, i - c * CHUNK, how);
         }
+        threats.judge(&solved.values[c * CHUNK..], out);
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(HowStored(stored))
+}
+
+/// Settled threats whose one-ply values wait to be judged, and where their
+/// moves lead, located (and the lines asked for) ahead: a threat's moves
+/// lead all over its slice and the slices beside it, and reading each
+/// successor as it is found waited on memory for most of the writing
+/// (two thirds of it for a 7-piece slice of kings).
+#[derive(Default)]
+struct LocatedThreats<'a> {
+    /// Each threat's position within the chunk, and its successors' end.
+    threats: Vec<(usize, usize)>,
+    /// The values and index of each successor, and whether its move converts.
+    successors: Vec<(Values<'a>, u64, bool)>,
+}
+
+impl<'a> LocatedThreats<'a> {
+    /// Successors located before they are read: enough to keep the lines of
+    /// the first in cache until then, and the memory busy meanwhile.
+    const BATCH: usize = 256;
+
+    fn locate(
+        &mut self,
+        at: usize,
+        pos: &Position,
+        moves: &[Move],
+        mut successor: impl FnMut(&Position) -> Result<(Values<'a>, u64)>,
+    ) -> Result<()> {
+        for m in moves {
+            let (values, index) = successor(&pos.play(m))?;
+            values.prefetch(index);
+            self.successors.push((values, index, m.converts()));
+        }
+        self.threats.push((at, self.successors.len()));
+        Ok(())
+    }
+
+    /// Stores how each threat is stored, given its own `values` (those of
+    /// the chunk, from its first position), and empties the batch.
+    fn judge(&mut self, values: &[u16], out: &mut [u8]) {
+        let mut from = 0;
+        for &(at, to) in &self.threats {
+            let successors = self.successors[from..to].iter().map(|&(v, i, converts)| Ok::<_, Infallible>((v.at(i), converts)));
+            let Ok(one_ply) = best_one_ply_back(successors);
+            let own = unpacked(values[at]);
+            let stands = one_ply.wdl != own.wdl;
+            let value_stands = one_ply != own && own.wdl != Wdl::Draw;
+            HowStored::put(out, at, Stored::Threat { stands, value_stands });
+            from = to;
+        }
+        self.threats.clear();
+        self.successors.clear();
+    }
 }
 
 fn unpacked(packed: u16) -> Value {

@@ -116,9 +116,17 @@ pub fn threat_value<E>(
     moves: &[Move],
     mut successor: impl FnMut(&Position) -> Result<Value, E>,
 ) -> Result<Value, E> {
+    best_one_ply_back(moves.iter().map(|m| Ok((successor(&pos.play(m))?, m.converts()))))
+}
+
+/// [`threat_value`] from the successors' values, each with whether its
+/// move converts, however they were found (the writer locates them all
+/// ahead, to read them without waiting on memory for each).
+pub fn best_one_ply_back<E>(successors: impl IntoIterator<Item = Result<(Value, bool), E>>) -> Result<Value, E> {
     let mut best = Value::new(Wdl::Loss, 0);
-    for m in moves {
-        let v = successor(&pos.play(m))?.back_one_ply(m.converts());
+    for successor in successors {
+        let (v, converts) = successor?;
+        let v = v.back_one_ply(converts);
         if value_order(v) > value_order(best) {
             best = v;
         }
