@@ -27,7 +27,7 @@ use damka::{Material, Move, Position, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::catalog::{self, SliceId};
-use crate::kept::{half_byte, set_half_byte, KeptSlices, SliceValues, Values};
+use crate::kept::{half_byte, prefetch, set_half_byte, KeptSlices, SliceValues, Values};
 use crate::solver::{material_code, Solved, MATERIAL_CODES};
 
 /// The rule set a table was built with, as recorded in its header.
@@ -105,11 +105,41 @@ impl HowStored {
     fn put(bytes: &mut [u8], i: usize, how: Stored) {
         set_half_byte(bytes, i, how.code());
     }
+}
 
+/// How each position of a slice is stored, by index.
+pub trait Ways: Sync {
+    fn get(&self, i: usize) -> Stored;
+
+    /// Asks for what [`Self::get`] of `i` will read.
+    fn prefetch(&self, _i: usize) {}
+}
+
+impl Ways for HowStored {
     fn get(&self, i: usize) -> Stored {
         Stored::of_code(half_byte(&self.0, i))
     }
+
+    fn prefetch(&self, i: usize) {
+        if let Some(byte) = self.0.get(i / 2) {
+            prefetch(byte);
+        }
+    }
 }
+
+/// Every position's entries stored as they are: a game without settled
+/// threats or captures left to the reader.
+pub struct AllPlain;
+
+impl Ways for AllPlain {
+    fn get(&self, _i: usize) -> Stored {
+        Stored::Plain
+    }
+}
+
+/// Entries placed before the one at hand whose lines are asked for: a few
+/// hundred nanoseconds of work ahead.
+const PREFETCH_AHEAD: usize = 16;
 
 /// Writes both files of `solved`; `lookup` gives every slice its positions'
 /// moves lead to (the pair's other slice, promotions, captures), solved.
@@ -132,7 +162,7 @@ pub fn write<'a>(
         TableSlice::Draughts(variant, material),
         rules,
         &solved.values,
-        |i| stored.get(i),
+        &stored,
         &orders,
     )
 }
@@ -244,7 +274,7 @@ fn unpacked(packed: u16) -> Value {
 }
 
 /// Writes both files of a slice of any game from its packed values (one
-/// per position, index order), the files at `path(kind)`; `stored(i)`:
+/// per position, index order), the files at `path(kind)`; `stored.get(i)`:
 /// how position `i`'s entries are stored; the entries in whichever of
 /// `orders` compresses the results best. Returns the bytes written,
 /// `.wdl` and `.dtc`.
@@ -253,7 +283,7 @@ pub fn write_slice(
     slice: TableSlice,
     rules: &RulesId,
     values: &[u16],
-    stored: impl Fn(usize) -> Stored + Sync,
+    stored: &impl Ways,
     orders: &[EntryOrder],
 ) -> Result<[u64; 2]> {
     let mut counts = Counts::default();
@@ -275,21 +305,21 @@ pub fn write_slice(
         }
     }
     let layout = |order| slice.layout(order);
-    let best = best_orders(orders, values, &stored, layout);
+    let best = best_orders(orders, values, stored, layout);
     let positions = values.len() as u64;
     let widest = (0..values.len())
         .into_par_iter()
-        .filter(|&i| kept(stored(i), values[i])[1])
+        .filter(|&i| kept(stored.get(i), values[i])[1])
         .map(|i| values[i] >> 3)
         .max()
         .unwrap_or(0);
     let distance_bytes = if widest > u8::MAX as u16 { 2 } else { 1 };
     // One pass for both files where they share an order.
     let files = if best[0] == best[1] {
-        encode(values, &stored, layout(best[0]), &[Kind::Wdl, Kind::Distance], distance_bytes)
+        encode(values, stored, layout(best[0]), &[Kind::Wdl, Kind::Distance], distance_bytes)
     } else {
-        let mut files = encode(values, &stored, layout(best[0]), &[Kind::Wdl], distance_bytes);
-        files.extend(encode(values, &stored, layout(best[1]), &[Kind::Distance], distance_bytes));
+        let mut files = encode(values, stored, layout(best[0]), &[Kind::Wdl], distance_bytes);
+        files.extend(encode(values, stored, layout(best[1]), &[Kind::Distance], distance_bytes));
         files
     };
     let mut bytes = [0; 2];
@@ -336,7 +366,7 @@ struct Encoded {
 /// by range; `.dtc` entries of `distance_bytes` each.
 fn encode(
     values: &[u16],
-    stored: &(impl Fn(usize) -> Stored + Sync),
+    stored: &impl Ways,
     layout: EntryLayout,
     kinds: &[Kind],
     distance_bytes: u8,
@@ -394,7 +424,7 @@ struct Entries {
 fn best_orders(
     orders: &[EntryOrder],
     values: &[u16],
-    stored: &(impl Fn(usize) -> Stored + Sync),
+    stored: &impl Ways,
     layout: impl Fn(EntryOrder) -> EntryLayout + Sync,
 ) -> [EntryOrder; 2] {
     if orders.len() < 2 {
@@ -470,7 +500,7 @@ struct Carry {
 /// entries hold indices in the order of the slots ([`encode`] sorts them).
 fn stored_entries(
     values: &[u16],
-    stored: &impl Fn(usize) -> Stored,
+    stored: &impl Ways,
     layout: EntryLayout,
     slots: std::ops::Range<u64>,
     carry: &mut Carry,
@@ -478,9 +508,17 @@ fn stored_entries(
     let n = (slots.end - slots.start) as usize;
     let (mut codes, mut distances) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut stored_results, mut stored_distances) = (Vec::new(), Vec::new());
-    for i in layout.indices(slots).map(|i| i as usize) {
+    // Another order than the index's own strides over the values, a page
+    // or more a step: each entry waited on memory until its line was asked
+    // for ahead.
+    let indices: Vec<usize> = layout.indices(slots).map(|i| i as usize).collect();
+    for (k, &i) in indices.iter().enumerate() {
+        if let Some(&ahead) = indices.get(k + PREFETCH_AHEAD) {
+            prefetch(&values[ahead]);
+            stored.prefetch(ahead);
+        }
         let packed = values[i];
-        let how = stored(i);
+        let how = stored.get(i);
         let [result, distance] = kept(how, packed);
         if let Stored::Threat { .. } = how {
             if result {
