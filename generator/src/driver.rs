@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,7 +15,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use crate::claim;
 use crate::graph::{self, Action};
 use crate::memory::{self, Dropped};
-use crate::plan::human_bytes;
+use crate::plan::{human_bytes, human_seconds};
 use crate::journal::{journal_path, Journal};
 use crate::kept::{Finished, Kept, KeptSlices};
 use crate::solver::{solve_pair, solve_pair_resumable, Keep, Known, Metric, Options, Solved};
@@ -185,6 +186,12 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
     }
     let overall = bars.add(ProgressBar::new(work(&to_solve, &opts)));
     overall.set_style(style("all slices"));
+    let lines = LogLines {
+        on: job.progress && !std::io::stderr().is_terminal(),
+        variant: job.variant,
+        passes: opts.passes(),
+        pairs: to_solve.len(),
+    };
 
     let mut known = KeptSlices::new();
     let mut solved_pairs = 0;
@@ -212,6 +219,7 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                     let bar = bars.add(ProgressBar::new_spinner());
                     bar.set_message(format!("reading back {}-{m}", job.variant));
                     bar.enable_steady_tick(std::time::Duration::from_millis(200));
+                    lines.say(format_args!("reading back {}-{m}", job.variant));
                     let solved = writer::load(&job.dir, job.variant, m, &known)?;
                     bar.finish_and_clear();
                     summary.read_back += 1;
@@ -224,6 +232,13 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                 bar.set_style(style(&format!("{material} ({solved_pairs}/{})", to_solve.len())));
                 bar.enable_steady_tick(std::time::Duration::from_millis(500));
                 let mut journal = Journal::open(&job.dir, job.variant, material, &rules_id)?;
+                let pair_started = Instant::now();
+                lines.say(format_args!(
+                    "[{solved_pairs}/{}] {}-{material}: solving {} positions",
+                    to_solve.len(),
+                    job.variant,
+                    graph::pair_size(material)
+                ));
                 let solved = solve_pair_resumable(
                     material,
                     &opts,
@@ -258,6 +273,7 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                     known.insert(s.index.material(), Arc::new(Kept::of(&s)));
                 }
                 journal.finish()?;
+                lines.pair_done(material, solved_pairs, pair_started.elapsed().as_secs_f64(), &overall);
             }
         }
         for m in &step.spill {
@@ -273,6 +289,42 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
     overall.finish_and_clear();
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Progress as lines, where bars are not drawn (a log file, a batch
+/// job's output): a line as each pair starts and ends, with the whole
+/// run's rate and what remains.
+struct LogLines {
+    on: bool,
+    variant: Variant,
+    /// Passes over each position (the bars count each pass).
+    passes: u64,
+    pairs: usize,
+}
+
+impl LogLines {
+    fn say(&self, what: std::fmt::Arguments) {
+        if self.on {
+            eprintln!("{what}");
+        }
+    }
+
+    fn pair_done(&self, pair: Material, number: usize, seconds: f64, overall: &ProgressBar) {
+        let positions = graph::pair_size(pair);
+        let (done, all) = (overall.position() / self.passes, overall.length().unwrap_or(0) / self.passes);
+        let rate = done as f64 / overall.elapsed().as_secs_f64().max(1e-9);
+        let eta = if done == 0 { 0.0 } else { all.saturating_sub(done) as f64 / rate };
+        self.say(format_args!(
+            "[{number}/{}] {}-{pair}: {positions} positions in {seconds:.1} s ({:.2} M/s); this run: {done} of {all} positions \
+             ({:.1}%), {:.2} M/s, {} to go",
+            self.pairs,
+            self.variant,
+            positions as f64 / seconds.max(1e-9) / 1e6,
+            100.0 * done as f64 / all.max(1) as f64,
+            rate / 1e6,
+            human_seconds(eta),
+        ));
+    }
 }
 
 /// Solves every slice up to `max_pieces` in memory (for tests and checks).

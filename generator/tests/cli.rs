@@ -233,6 +233,28 @@ fn the_generate_summary_counts_slices() {
     assert_eq!(text(&again.stdout), format!("0 slices solved, {slices} slices already done\n"));
 }
 
+/// Where no bar can be drawn (stderr is a file or pipe, as in a batch job),
+/// each pair gets a line as it starts and one as it ends, the last saying
+/// the whole run is done; `--quiet` says nothing.
+#[test]
+fn generate_into_a_log_says_each_pair_in_lines() {
+    let dir = TempDir::new("log-lines");
+    let pairs = damka::Material::all_up_to(3).iter().filter(|m| **m <= m.swap()).count();
+    let out = damka(&["generate", "--pieces", "3", "--dir", arg(dir.path())]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let log = text(&out.stderr);
+    let lines: Vec<&str> = log.lines().collect();
+    let started = lines.iter().filter(|l| l.contains(": solving ")).count();
+    let ended: Vec<&&str> = lines.iter().filter(|l| l.contains(" M/s); this run: ")).collect();
+    assert_eq!((started, ended.len()), (pairs, pairs), "{log}");
+    assert!(ended[0].starts_with(&format!("[1/{pairs}] russian-KvK: 992 positions in ")), "{log}");
+    let last = ended[pairs - 1];
+    assert!(last.starts_with(&format!("[{pairs}/{pairs}] russian-")), "{last}");
+    assert!(last.contains("(100.0%)") && last.ends_with(", 0 s to go"), "{last}");
+    let quiet = damka(&["generate", "--pieces", "2", "--dir", arg(TempDir::new("log-quiet").path()), "--quiet"]);
+    assert!(quiet.status.success() && quiet.stderr.is_empty(), "{}", text(&quiet.stderr));
+}
+
 #[test]
 fn cheskers_is_played_by_perft_and_moves_and_refused_by_the_draughts_only_commands() {
     let start = damka::cheskers::START_FEN;
