@@ -183,7 +183,9 @@ fn how_stored<'a>(
     let material = solved.index.material();
     let n = solved.values.len();
     let mut stored = vec![0u8; n.div_ceil(2)];
-    stored.par_chunks_mut(CHUNK / 2).enumerate().try_for_each(|(c, out)| {
+    // A chunk a job: rayon's leaves of many chunks left one core working
+    // alone for the last seconds of a 6-piece slice.
+    stored.par_chunks_mut(CHUNK / 2).enumerate().with_max_len(1).try_for_each(|(c, out)| {
         let mut moves = Vec::new();
         let lookup = catalog::remembering_last(lookup);
         let mut threats = LocatedThreats::default();
@@ -286,24 +288,7 @@ pub fn write_slice(
     stored: &impl Ways,
     orders: &[EntryOrder],
 ) -> Result<[u64; 2]> {
-    let mut counts = Counts::default();
-    let (mut longest_win, mut longest_loss) = (0u16, 0u16);
-    for &packed in values {
-        let v = unpacked(packed);
-        match v.wdl {
-            Wdl::Win => {
-                counts.wins += 1;
-                longest_win = longest_win.max(v.plies.0);
-            }
-            Wdl::CursedWin => counts.cursed_wins += 1,
-            Wdl::Draw => counts.draws += 1,
-            Wdl::BlessedLoss => counts.blessed_losses += 1,
-            Wdl::Loss => {
-                counts.losses += 1;
-                longest_loss = longest_loss.max(v.plies.0);
-            }
-        }
-    }
+    let (counts, longest_win, longest_loss) = tally(values);
     let layout = |order| slice.layout(order);
     let best = best_orders(orders, values, stored, layout);
     let positions = values.len() as u64;
@@ -349,9 +334,49 @@ pub fn write_slice(
     Ok(bytes)
 }
 
+/// How many positions of `values` have each result, and the longest win
+/// and loss.
+fn tally(values: &[u16]) -> (Counts, u16, u16) {
+    values
+        .par_chunks(1 << 16)
+        .map(|chunk| {
+            let (mut counts, mut longest_win, mut longest_loss) = (Counts::default(), 0u16, 0u16);
+            for &packed in chunk {
+                let v = unpacked(packed);
+                match v.wdl {
+                    Wdl::Win => {
+                        counts.wins += 1;
+                        longest_win = longest_win.max(v.plies.0);
+                    }
+                    Wdl::CursedWin => counts.cursed_wins += 1,
+                    Wdl::Draw => counts.draws += 1,
+                    Wdl::BlessedLoss => counts.blessed_losses += 1,
+                    Wdl::Loss => {
+                        counts.losses += 1;
+                        longest_loss = longest_loss.max(v.plies.0);
+                    }
+                }
+            }
+            (counts, longest_win, longest_loss)
+        })
+        .reduce(
+            || (Counts::default(), 0, 0),
+            |(a, aw, al), (b, bw, bl)| {
+                let counts = Counts {
+                    wins: a.wins + b.wins,
+                    cursed_wins: a.cursed_wins + b.cursed_wins,
+                    draws: a.draws + b.draws,
+                    blessed_losses: a.blessed_losses + b.blessed_losses,
+                    losses: a.losses + b.losses,
+                };
+                (counts, aw.max(bw), al.max(bl))
+            },
+        )
+}
+
 /// Positions encoded at a time: a whole number of blocks of either file,
-/// so that beside the values only a few MiB are in flight, whatever the
-/// size of the slice.
+/// so that beside the values only some tens of MiB are in flight (a
+/// range per thread, twice over), whatever the size of the slice.
 const RANGE_POSITIONS: u64 = 1 << 20;
 
 /// A file's compressed blocks, and the indices of the settled threats
@@ -363,26 +388,41 @@ struct Encoded {
 }
 
 /// The files of `kinds`, their entries laid out by `layout`, encoded range
-/// by range; `.dtc` entries of `distance_bytes` each.
-fn encode(
-    values: &[u16],
-    stored: &impl Ways,
-    layout: EntryLayout,
-    kinds: &[Kind],
-    distance_bytes: u8,
-) -> Vec<Encoded> {
+/// by range, several ranges at once; `.dtc` entries of `distance_bytes`
+/// each.
+fn encode(values: &[u16], stored: &impl Ways, layout: EntryLayout, kinds: &[Kind], distance_bytes: u8) -> Vec<Encoded> {
     let n = values.len() as u64;
     let mut files: Vec<Encoded> = kinds.iter().map(|_| Encoded::default()).collect();
     let mut carry = Carry::default();
-    for start in (0..n).step_by(RANGE_POSITIONS as usize) {
-        let mut entries = stored_entries(values, stored, layout, start..n.min(start + RANGE_POSITIONS), &mut carry);
-        for (&kind, file) in kinds.iter().zip(&mut files) {
-            let (raw, listed, width) = match kind {
-                Kind::Wdl => (std::mem::take(&mut entries.codes), &entries.stored_results, 1),
-                Kind::Distance => (distance_entries(&entries.distances, distance_bytes), &entries.stored_distances, distance_bytes),
-            };
-            file.blocks.extend(compress_blocks(kind, &raw, width));
-            file.listed.extend_from_slice(listed);
+    let ranges: Vec<u64> = (0..n).step_by(RANGE_POSITIONS as usize).collect();
+    for group in ranges.chunks(2 * rayon::current_num_threads()) {
+        let mut parts: Vec<Entries> = group
+            .par_iter()
+            .map(|&start| stored_entries(values, stored, layout, start..n.min(start + RANGE_POSITIONS)))
+            .collect();
+        for entries in &mut parts {
+            entries.follow(&mut carry);
+        }
+        let encoded: Vec<Vec<(Vec<Vec<u8>>, Vec<u64>)>> = parts
+            .into_par_iter()
+            .map(|entries| {
+                kinds
+                    .iter()
+                    .map(|&kind| match kind {
+                        Kind::Wdl => (compress_blocks(kind, &entries.codes, 1), entries.stored_results.clone()),
+                        Kind::Distance => {
+                            let raw = distance_entries(&entries.distances, distance_bytes);
+                            (compress_blocks(kind, &raw, distance_bytes), entries.stored_distances.clone())
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        for part in encoded {
+            for ((blocks, listed), file) in part.into_iter().zip(&mut files) {
+                file.blocks.extend(blocks);
+                file.listed.extend(listed);
+            }
         }
     }
     for file in &mut files {
@@ -406,13 +446,34 @@ fn compress_blocks(kind: Kind, raw: &[u8], width: u8) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// The entries of both files, and the settled threats whose result, and
-/// whose distance, is stored.
+/// The entries of both files in a range of slots, and the settled threats
+/// whose result, and whose distance, is stored. The entries before the
+/// range's first kept result (distance) are left to [`Entries::follow`].
 struct Entries {
     codes: Vec<u8>,
     distances: Vec<u16>,
     stored_results: Vec<u64>,
     stored_distances: Vec<u64>,
+    /// Entries before the first kept result, and before the first kept
+    /// distance.
+    leading: [usize; 2],
+    /// The last kept entries, if any was kept.
+    last: Carry,
+}
+
+impl Entries {
+    /// Fills the leading "don't care" entries from `carry`, what the ranges
+    /// before left, and leaves in it what this range leaves.
+    fn follow(&mut self, carry: &mut Carry) {
+        self.codes[..self.leading[0]].fill(carry.code);
+        self.distances[..self.leading[1]].fill(carry.distance);
+        if self.leading[0] < self.codes.len() {
+            carry.code = self.last.code;
+        }
+        if self.leading[1] < self.distances.len() {
+            carry.distance = self.last.distance;
+        }
+    }
 }
 
 /// Of `orders` (the index's own first), the one whose `.wdl` blocks
@@ -445,7 +506,8 @@ fn best_orders(
                     || zstd::bulk::Compressor::new(1).expect("a zstd context"),
                     |z, b| {
                         let slots = b * step * per..n.min((b * step + 1) * per);
-                        let entries = stored_entries(values, stored, layout, slots, &mut Carry::default());
+                        let mut entries = stored_entries(values, stored, layout, slots);
+                        entries.follow(&mut Carry::default());
                         let mut size = |kind, raw: &[u8], chunk| -> usize {
                             let packed = pack_entries(kind, raw);
                             packed.chunks(chunk).map(|c| z.compress(c).expect("in-memory compression").len()).sum()
@@ -495,19 +557,15 @@ struct Carry {
 }
 
 /// The result codes and distances as the files store them in `slots`
-/// under `layout`, following the entries `carry` left before them: a
-/// "don't care" entry repeats the one before it. The lists of stored
-/// entries hold indices in the order of the slots ([`encode`] sorts them).
-fn stored_entries(
-    values: &[u16],
-    stored: &impl Ways,
-    layout: EntryLayout,
-    slots: std::ops::Range<u64>,
-    carry: &mut Carry,
-) -> Entries {
+/// under `layout`: a "don't care" entry repeats the one before it (those
+/// before the first kept one wait for [`Entries::follow`]). The lists of
+/// stored entries hold indices in the order of the slots ([`encode`] sorts
+/// them).
+fn stored_entries(values: &[u16], stored: &impl Ways, layout: EntryLayout, slots: std::ops::Range<u64>) -> Entries {
     let n = (slots.end - slots.start) as usize;
     let (mut codes, mut distances) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut stored_results, mut stored_distances) = (Vec::new(), Vec::new());
+    let (mut last, mut leading) = (Carry::default(), [n; 2]);
     // Another order than the index's own strides over the values, a page
     // or more a step: each entry waited on memory until its line was asked
     // for ahead.
@@ -529,15 +587,17 @@ fn stored_entries(
             }
         }
         if result {
-            carry.code = (packed & 7) as u8;
+            last.code = (packed & 7) as u8;
+            leading[0] = leading[0].min(k);
         }
         if distance {
-            carry.distance = packed >> 3;
+            last.distance = packed >> 3;
+            leading[1] = leading[1].min(k);
         }
-        codes.push(carry.code);
-        distances.push(carry.distance);
+        codes.push(last.code);
+        distances.push(last.distance);
     }
-    Entries { codes, distances, stored_results, stored_distances }
+    Entries { codes, distances, stored_results, stored_distances, leading, last }
 }
 
 /// Writes a table file: `header`, the block index, `list` (the stored
