@@ -477,8 +477,11 @@ fn solve_level(
     let material = pair.raw[0].index.material();
     let tables = Tables::new(material, known, pair, opts, verdicts.is_some(), binding, captures);
     let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
+    // A unit a job: a unit can take a second or more, and rayon's leaves of
+    // several left one core working alone at the end of a level.
     configs
         .par_iter()
+        .with_max_len(1)
         .map(|&config| {
             let unit = Unit::new(config, white, black, opts.variant);
             let (raw, captures) = match binding {
