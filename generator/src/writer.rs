@@ -684,4 +684,48 @@ mod tests {
             assert_eq!(stored.get(i), how, "position {i}");
         }
     }
+
+    /// Ranges laid out apart, each followed by the one before, give the
+    /// entries of the whole laid out at once, in every order: cuts inside
+    /// runs of "don't care" entries, a range of nothing but those, and a
+    /// range of one.
+    #[test]
+    fn ranges_laid_out_apart_and_followed_in_order_are_the_whole() {
+        let material: Material = "KMvKM".parse().unwrap();
+        let index = damka::SliceIndex::new(material);
+        let n = index.size() as usize;
+        let wdls = [Wdl::Win, Wdl::Draw, Wdl::Loss, Wdl::CursedWin, Wdl::BlessedLoss];
+        let values: Vec<u16> = (0..n)
+            .map(|i| {
+                let wdl = wdls[(i / 7 + i / 300) % wdls.len()];
+                Value::new(wdl, if wdl == Wdl::Draw { 0 } else { (i % 97) as u16 }).pack()
+            })
+            .collect();
+        let mut codes = vec![0u8; n.div_ceil(2)];
+        for i in 0..n {
+            let how = match i {
+                _ if (i / 700) % 3 == 0 => Stored::Capture,
+                _ if i % 5 == 0 => Stored::Threat { stands: i % 2 == 0, value_stands: i % 3 == 0 },
+                _ => Stored::Plain,
+            };
+            HowStored::put(&mut codes, i, how);
+        }
+        let stored = HowStored(codes);
+        let cuts = [0, 1, 650, 699, 2100, 2101, n / 2, n];
+        for order in EntryOrder::distinct(&index) {
+            let layout = TableSlice::Draughts(Variant::Russian, material).layout(order);
+            let mut whole = stored_entries(&values, &stored, layout, 0..n as u64);
+            whole.follow(&mut Carry::default());
+            let (mut carry, mut codes, mut distances) = (Carry::default(), Vec::new(), Vec::new());
+            for cut in cuts.windows(2) {
+                let mut part = stored_entries(&values, &stored, layout, cut[0] as u64..cut[1] as u64);
+                part.follow(&mut carry);
+                codes.extend(part.codes);
+                distances.extend(part.distances);
+            }
+            assert_eq!(codes, whole.codes, "{order:?}");
+            assert_eq!(distances, whole.distances, "{order:?}");
+            assert!(whole.leading[0] > 0 && whole.codes.iter().any(|&c| c != whole.codes[0]), "{order:?}");
+        }
+    }
 }
