@@ -374,10 +374,16 @@ fn tally(values: &[u16]) -> (Counts, u16, u16) {
         )
 }
 
-/// Positions encoded at a time: a whole number of blocks of either file,
-/// so that beside the values only some tens of MiB are in flight (a
-/// range per thread, twice over), whatever the size of the slice.
-const RANGE_POSITIONS: u64 = 1 << 20;
+/// Positions a range, encoded at once: a whole number of blocks of either
+/// file (16 and 32), so that beside the values about 3 MiB a range are in
+/// flight, whatever the size of the slice.
+const RANGE_POSITIONS: u64 = 1 << 18;
+
+/// Ranges laid out at a time: two a thread keep the threads busy; at most
+/// 16, some tens of MiB on a machine of many cores.
+fn ranges_at_once() -> usize {
+    (2 * rayon::current_num_threads()).min(16)
+}
 
 /// A file's compressed blocks, and the indices of the settled threats
 /// whose entry it lists.
@@ -395,7 +401,7 @@ fn encode(values: &[u16], stored: &impl Ways, layout: EntryLayout, kinds: &[Kind
     let mut files: Vec<Encoded> = kinds.iter().map(|_| Encoded::default()).collect();
     let mut carry = Carry::default();
     let ranges: Vec<u64> = (0..n).step_by(RANGE_POSITIONS as usize).collect();
-    for group in ranges.chunks(2 * rayon::current_num_threads()) {
+    for group in ranges.chunks(ranges_at_once()) {
         let mut parts: Vec<Entries> = group
             .par_iter()
             .map(|&start| stored_entries(values, stored, layout, start..n.min(start + RANGE_POSITIONS)))
