@@ -51,7 +51,8 @@ pub struct GenerateArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
-    /// Hide the progress bars.
+    /// Hide the progress bars, and the lines that take their place when
+    /// stderr is not a terminal (a log file, a batch job).
     #[arg(long)]
     quiet: bool,
     /// Delete the tables of another variant or rule set found in --dir
