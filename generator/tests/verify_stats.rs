@@ -143,7 +143,7 @@ fn rewrite(dir: &Path, material: &str, order: Option<EntryOrder>, change: impl F
         (false, false) => Stored::Threat { stands: wdl.entry_is_stored(i as u64), value_stands: dtc.entry_is_stored(i as u64) },
     };
     let rules = RulesId { name: header.rules_name, hash: header.rules_hash };
-    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, &values, how, &[order.unwrap_or(header.order)]).expect("written");
+    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, &values, &how, &[order.unwrap_or(header.order)]).expect("written");
 }
 
 #[test]

@@ -88,7 +88,7 @@ pub fn run(job: &Job) -> Result<Summary> {
         for s in solved {
             let m = s.index.material();
             let path = |kind| cheskers::table_path(&job.dir, m, kind);
-            let [wdl, dtc] = writer::write_slice(path, TableSlice::Cheskers(m), &rules_id, &s.values, &writer::AllPlain, &[EntryOrder::INDEX])?;
+            let [wdl, dtc] = writer::write_slice(path, TableSlice::Cheskers(m), &rules_id, &s.values, &|_| writer::Stored::Plain, &[EntryOrder::INDEX])?;
             by_pieces.bytes += wdl + dtc;
             by_pieces.wdl_bytes += wdl;
             by_pieces.positions += s.index.size();
