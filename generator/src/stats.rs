@@ -10,6 +10,7 @@ use std::path::Path;
 use anyhow::{bail, Result};
 use damka::format::Counts;
 use damka::{fen, Material, Value, Variant};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::catalog::{self, SliceId};
@@ -59,20 +60,31 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Chunks tallied apart, in parallel, and merged.
     pub fn of(values: &[u16]) -> Tally {
+        const CHUNK: usize = 1 << 16;
+        values
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| Tally::of_run(chunk, (c * CHUNK) as u64))
+            .reduce(Tally::default, Tally::merged)
+    }
+
+    /// The tally of `values`, the first at index `first`.
+    fn of_run(values: &[u16], first: u64) -> Tally {
         // By result, Loss (-2) first: count, longest distance, where.
         let mut by_result = [(0u64, None::<(u16, u64)>); 5];
         let mut tally = Tally::default();
-        for (i, &bits) in values.iter().enumerate() {
+        for (i, &bits) in (first..).zip(values) {
             let Some(v) = Value::unpack(bits) else {
                 tally.invalid += 1;
-                tally.first_invalid.get_or_insert((i as u64, bits));
+                tally.first_invalid.get_or_insert((i, bits));
                 continue;
             };
             let (count, longest) = &mut by_result[(v.wdl as i8 + 2) as usize];
             *count += 1;
             if longest.is_none_or(|(plies, _)| v.plies.0 > plies) {
-                *longest = Some((v.plies.0, i as u64));
+                *longest = Some((v.plies.0, i));
             }
         }
         let [loss, blessed, draw, cursed, win] = by_result;
@@ -80,6 +92,33 @@ impl Tally {
             Counts { wins: win.0, cursed_wins: cursed.0, draws: draw.0, blessed_losses: blessed.0, losses: loss.0 };
         (tally.longest_win, tally.longest_loss) = (win.1, loss.1);
         tally
+    }
+
+    /// Both tallies as one, in whichever order: the longest distances and
+    /// the invalid entry found first by index.
+    fn merged(self, other: Tally) -> Tally {
+        let (a, b) = (self.counts, other.counts);
+        // The longer distance; of equal ones, the lower index.
+        let longer = |x: Option<(u16, u64)>, y: Option<(u16, u64)>| match (x, y) {
+            (Some(x), Some(y)) => Some(if (y.0, std::cmp::Reverse(y.1)) > (x.0, std::cmp::Reverse(x.1)) { y } else { x }),
+            (x, y) => x.or(y),
+        };
+        Tally {
+            counts: Counts {
+                wins: a.wins + b.wins,
+                cursed_wins: a.cursed_wins + b.cursed_wins,
+                draws: a.draws + b.draws,
+                blessed_losses: a.blessed_losses + b.blessed_losses,
+                losses: a.losses + b.losses,
+            },
+            longest_win: longer(self.longest_win, other.longest_win),
+            longest_loss: longer(self.longest_loss, other.longest_loss),
+            invalid: self.invalid + other.invalid,
+            first_invalid: match (self.first_invalid, other.first_invalid) {
+                (Some(x), Some(y)) => Some(if y.0 < x.0 { y } else { x }),
+                (x, y) => x.or(y),
+            },
+        }
     }
 
     /// The longest win and loss in plies, 0 where there is none (as table
@@ -226,6 +265,26 @@ pub fn to_table(stats: &[SliceStats]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tallied in parallel chunks, a slice gives what one pass in index
+    /// order gives: the longest distances at their first index, the first
+    /// invalid entry, whichever chunk holds them.
+    #[test]
+    fn chunks_merged_are_one_tally() {
+        let n = 5 * (1 << 16) + 17;
+        let mut values: Vec<u16> = (0..n).map(|i| Value::new(damka::Wdl::Win, (i % 40) as u16).pack()).collect();
+        for at in [70_000, 200_000, 300_000] {
+            values[at] = Value::new(damka::Wdl::Win, 90).pack();
+            values[at + 1] = Value::new(damka::Wdl::Loss, 33).pack();
+        }
+        values[250_000] = u16::MAX;
+        values[140_000] = u16::MAX - 1;
+        let t = Tally::of(&values);
+        assert_eq!(t, Tally::of_run(&values, 0));
+        assert_eq!((t.longest_win, t.longest_loss), (Some((90, 70_000)), Some((33, 70_001))));
+        assert_eq!((t.invalid, t.first_invalid), (2, Some((140_000, u16::MAX - 1))));
+        assert_eq!(t.counts.wins + t.counts.losses, n as u64 - 2);
+    }
     use damka::Wdl;
 
     #[test]

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
 use damka::format::{
-    block_checksum, content_hash, encode_stored_entries, pack_entries, BlockEntry, Counts, Header, Kind, TableFile, TableSlice,
+    block_checksum, content_hash, encode_stored_entries, pack_entries, BlockEntry, Header, Kind, TableFile, TableSlice,
     BLOCK_ENTRY_LEN, HEADER_LEN,
 };
 use damka::layout::{EntryLayout, EntryOrder};
@@ -29,6 +29,7 @@ use rayon::prelude::*;
 use crate::catalog::{self, SliceId};
 use crate::kept::{half_byte, prefetch, set_half_byte, KeptSlices, SliceValues, Values};
 use crate::solver::{material_code, Solved, MATERIAL_CODES};
+use crate::stats::Tally;
 
 /// The rule set a table was built with, as recorded in its header.
 #[derive(Clone, Debug)]
@@ -197,14 +198,14 @@ fn how_stored<'a>(
             } else if !limits {
                 Stored::Threat { stands: false, value_stands: false }
             } else {
-                threats.locate(i - c * CHUNK, &pos, &moves, |after| {
+                let full = threats.locate(i - c * CHUNK, &pos, &moves, |after| {
                     let after = white_to_move(after);
                     let m = Material::of(&after);
                     let (index, values) = lookup(m)
                         .ok_or_else(|| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
                     Ok((values, index.index_unchecked(&after)))
                 })?;
-                if threats.successors.len() >= LocatedThreats::BATCH {
+                if full {
                     threats.judge(&solved.values[c * CHUNK..], out);
                 }
                 continue;
@@ -235,20 +236,22 @@ impl<'a> LocatedThreats<'a> {
     /// the first in cache until then, and the memory busy meanwhile.
     const BATCH: usize = 256;
 
+    /// Locates the successors of the threat `pos` (at `at` of the chunk)
+    /// and asks for their lines; whether the batch is full.
     fn locate(
         &mut self,
         at: usize,
         pos: &Position,
         moves: &[Move],
         mut successor: impl FnMut(&Position) -> Result<(Values<'a>, u64)>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         for m in moves {
             let (values, index) = successor(&pos.play(m))?;
             values.prefetch(index);
             self.successors.push((values, index, m.converts()));
         }
         self.threats.push((at, self.successors.len()));
-        Ok(())
+        Ok(self.successors.len() >= Self::BATCH)
     }
 
     /// Stores how each threat is stored, given its own `values` (those of
@@ -286,7 +289,9 @@ pub fn write_slice(
     stored: &impl Ways,
     orders: &[EntryOrder],
 ) -> Result<[u64; 2]> {
-    let (counts, longest_win, longest_loss) = tally(values);
+    let tally = Tally::of(values);
+    assert_eq!(tally.invalid, 0, "solver writes valid values");
+    let (counts, (longest_win, longest_loss)) = (tally.counts, tally.longest_plies());
     let layout = |order| slice.layout(order);
     let best = best_orders(orders, values, stored, layout);
     let positions = values.len() as u64;
@@ -332,46 +337,6 @@ pub fn write_slice(
     Ok(bytes)
 }
 
-/// How many positions of `values` have each result, and the longest win
-/// and loss.
-fn tally(values: &[u16]) -> (Counts, u16, u16) {
-    values
-        .par_chunks(1 << 16)
-        .map(|chunk| {
-            let (mut counts, mut longest_win, mut longest_loss) = (Counts::default(), 0u16, 0u16);
-            for &packed in chunk {
-                let v = unpacked(packed);
-                match v.wdl {
-                    Wdl::Win => {
-                        counts.wins += 1;
-                        longest_win = longest_win.max(v.plies.0);
-                    }
-                    Wdl::CursedWin => counts.cursed_wins += 1,
-                    Wdl::Draw => counts.draws += 1,
-                    Wdl::BlessedLoss => counts.blessed_losses += 1,
-                    Wdl::Loss => {
-                        counts.losses += 1;
-                        longest_loss = longest_loss.max(v.plies.0);
-                    }
-                }
-            }
-            (counts, longest_win, longest_loss)
-        })
-        .reduce(
-            || (Counts::default(), 0, 0),
-            |(a, aw, al), (b, bw, bl)| {
-                let counts = Counts {
-                    wins: a.wins + b.wins,
-                    cursed_wins: a.cursed_wins + b.cursed_wins,
-                    draws: a.draws + b.draws,
-                    blessed_losses: a.blessed_losses + b.blessed_losses,
-                    losses: a.losses + b.losses,
-                };
-                (counts, aw.max(bw), al.max(bl))
-            },
-        )
-}
-
 /// Positions a range, encoded at once: a whole number of blocks of either
 /// file (16 and 32), so that beside the values about 3 MiB a range are in
 /// flight, whatever the size of the slice.
@@ -409,14 +374,14 @@ fn encode(values: &[u16], stored: &impl Ways, layout: EntryLayout, kinds: &[Kind
         }
         let encoded: Vec<Vec<(Vec<Vec<u8>>, Vec<u64>)>> = parts
             .into_par_iter()
-            .map(|entries| {
+            .map(|mut entries| {
                 kinds
                     .iter()
                     .map(|&kind| match kind {
-                        Kind::Wdl => (compress_blocks(kind, &entries.codes, 1), entries.stored_results.clone()),
+                        Kind::Wdl => (compress_blocks(kind, &entries.codes, 1), std::mem::take(&mut entries.stored_results)),
                         Kind::Distance => {
                             let raw = distance_entries(&entries.distances, distance_bytes);
-                            (compress_blocks(kind, &raw, distance_bytes), entries.stored_distances.clone())
+                            (compress_blocks(kind, &raw, distance_bytes), std::mem::take(&mut entries.stored_distances))
                         }
                     })
                     .collect()
