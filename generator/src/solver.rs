@@ -25,7 +25,7 @@ use rayon::prelude::*;
 
 use crate::graph;
 use crate::kept::{Finished, SliceValues};
-use crate::unit::{better, Exits, PairIndex, Unit};
+use crate::unit::{better, Exits, Located, PairIndex, Unit};
 
 /// A solved slice: packed [`Value`]s in index order, and which positions
 /// must capture (the files leave those "don't care").
@@ -671,21 +671,19 @@ impl Tables<'_> {
         Value { wdl: as_read(value.wdl, self.rules), plies: value.plies }.back_one_ply(resets)
     }
 
-    /// The value of the capture `m` from `pos` for the mover in this pass,
-    /// and the stored result of where it leads (for the side to move there).
-    fn capture(&self, pos: &Position, m: &Move) -> (Value, Wdl) {
-        let after = white_to_move(&pos.play(m));
-        let material = Material::of(&after);
-        let stored = if material.own_kings + material.own_men == 0 {
-            Value::new(Wdl::Loss, 0)
-        } else {
-            // Any slice's indexer ranks the same way: the one of `material`.
-            let (index, values) = self.finals[material_code(material)].unwrap_or_else(|| panic!("slice {material} is solved before it is needed"));
-            values.at(index.index_unchecked(&after))
+    /// The value of a located capture for the mover in this pass, and the
+    /// stored result of where it leads (for the side to move there).
+    fn capture(&self, located: Located) -> (Value, Wdl) {
+        let stored = match self.finals.get(located.slice as usize) {
+            Some(Some((_, values))) => values.at(located.index),
+            _ => Value::new(Wdl::Loss, 0),
         };
         (self.worth(stored, self.metric == Metric::Conversion), stored.wdl)
     }
 }
+
+/// Where a capture leads when the side to move there has nothing left.
+const NOTHING_LEFT: u32 = u32::MAX;
 
 /// What a pass makes of a stored result: under the `rules`, a cursed win
 /// or a blessed loss is a draw; without, every result is its pure one.
@@ -705,11 +703,28 @@ impl Exits for Tables<'_> {
         }
     }
 
-    fn captures(&self, pos: &Position, moves: &[Move], at: PairIndex) -> Value {
+    fn locate_captures(&self, pos: &Position, moves: &[Move], out: &mut Vec<Located>) {
+        for m in moves {
+            let after = white_to_move(&pos.play(m));
+            let material = Material::of(&after);
+            if material.own_kings + material.own_men == 0 {
+                out.push(Located { slice: NOTHING_LEFT, index: 0 });
+                continue;
+            }
+            let code = material_code(material);
+            // Any slice's indexer ranks the same way: the one of `material`.
+            let (index, values) = self.finals[code].unwrap_or_else(|| panic!("slice {material} is solved before it is needed"));
+            let index = index.index_unchecked(&after);
+            values.prefetch(index);
+            out.push(Located { slice: code as u32, index });
+        }
+    }
+
+    fn captures(&self, located: &[Located], at: PairIndex) -> Value {
         let mut best: Option<Value> = None;
         let mut under_rules = Wdl::Loss;
-        for m in moves {
-            let (value, stored) = self.capture(pos, m);
+        for &l in located {
+            let (value, stored) = self.capture(l);
             best = Some(best.map_or(value, |b| better(b, value)));
             under_rules = under_rules.max(as_read(stored, true).negate());
         }

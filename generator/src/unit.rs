@@ -12,6 +12,7 @@ use damka::index::{DenseRays, MenConfig, SliceIndex};
 use damka::movegen::{capture_moves, Routes};
 use damka::{Material, Move, Position, Value, Variant, Wdl};
 use rayon::prelude::*;
+use std::ops::Range;
 
 use crate::kept::prefetch;
 
@@ -22,9 +23,15 @@ pub trait Exits: Sync {
     /// unit then generates none.
     fn known_captures(&self, at: PairIndex) -> Option<Value>;
 
-    /// The best value for the mover of the captures `moves` from `pos`,
-    /// position `at` of the pair.
-    fn captures(&self, pos: &Position, moves: &[Move], at: PairIndex) -> Value;
+    /// Where the captures `moves` from `pos` lead, appended to `out`, their
+    /// values asked for ahead: a capture leads anywhere in a smaller slice,
+    /// and reading each as it was found waited on memory for a third of a
+    /// 7-piece pure pass.
+    fn locate_captures(&self, pos: &Position, moves: &[Move], out: &mut Vec<Located>);
+
+    /// The best value for the mover of the captures `located` (by
+    /// [`Exits::locate_captures`]) from position `at` of the pair.
+    fn captures(&self, located: &[Located], at: PairIndex) -> Value;
 
     /// The value, for the mover, of a man move (no capture) whose successor
     /// is position `index` of slice `material` (seen from the opponent, who
@@ -36,6 +43,14 @@ pub trait Exits: Sync {
     /// or in 1 where distances run to a counter reset (the missing move is
     /// the reset: a move that blocks the opponent on the limit ply draws).
     fn no_move(&self) -> Value;
+}
+
+/// Where a capture leads: a slice and an index in it, as the [`Exits`]
+/// that located it names them.
+#[derive(Clone, Copy, Debug)]
+pub struct Located {
+    pub slice: u32,
+    pub index: u64,
 }
 
 /// Where a position of a unit lies in its pair: `half` 0 in the first
@@ -106,11 +121,26 @@ pub struct Unit<'a> {
 
 /// What the moves of a position that leave its unit are worth, and how
 /// many king moves stay inside.
+#[derive(Clone, Copy)]
 struct Scan {
     capture: bool,
     best: Option<Value>,
     king_moves: u8,
 }
+/// Positions scanned together: enough captures located ahead to keep the
+/// memory busy, few enough that their lines stay in cache until judged.
+const SCAN_BATCH: usize = 64;
+
+/// What [`Unit::scan_batch`] works in: a move list, the captures located
+/// (where each leads), and per position that must capture, where its scan
+/// goes, its local number and its captures.
+#[derive(Default)]
+struct ScanScratch {
+    moves: Vec<Move>,
+    located: Vec<Located>,
+    captures: Vec<(usize, usize, Range<usize>)>,
+}
+
 /// Bookkeeping of a position in a retrograde solve that is not yet final.
 #[derive(Clone, Copy)]
 struct Pending {
@@ -182,18 +212,42 @@ impl<'a> Unit<'a> {
         half.index.position_with(half.config, own, opp).expect("enumerated kings fit the slice")
     }
 
-    /// Values the moves of `local` that leave the unit and counts the king
-    /// moves. Quiet positions are done on dense sets: no move list, no
+    /// Appends to `out` the scan of each position of `locals`: what its
+    /// moves that leave the unit are worth, and how many king moves it
+    /// has. The captures of all of them are located first and judged
+    /// after, so that their values are read from memory asked for ahead.
+    fn scan_batch(&self, locals: Range<usize>, exits: &dyn Exits, scratch: &mut ScanScratch, out: &mut Vec<Scan>) {
+        scratch.located.clear();
+        scratch.captures.clear();
+        for local in locals {
+            match self.scan(local, exits, &mut scratch.moves) {
+                Ok(scan) => out.push(scan),
+                Err(pos) => {
+                    let start = scratch.located.len();
+                    exits.locate_captures(&pos, &scratch.moves, &mut scratch.located);
+                    scratch.captures.push((out.len(), local, start..scratch.located.len()));
+                    out.push(Scan { capture: true, best: None, king_moves: 0 });
+                }
+            }
+        }
+        for (k, local, located) in scratch.captures.drain(..) {
+            out[k].best = Some(exits.captures(&scratch.located[located], self.pair_index(local)));
+        }
+    }
+
+    /// The scan of `local` ([`Unit::scan_batch`]), or, if it must capture
+    /// and its captures are not known yet, the position with its captures
+    /// in `moves`. Quiet positions are done on dense sets: no move list, no
     /// successor position, only the rank of the kings after a man move.
-    fn scan(&self, local: usize, exits: &dyn Exits, moves: &mut Vec<Move>) -> Scan {
+    fn scan(&self, local: usize, exits: &dyn Exits, moves: &mut Vec<Move>) -> Result<Scan, Position> {
         let (half, _, own, opp) = self.at(local);
         let at = self.pair_index(local);
         if let Some(best) = exits.known_captures(at) {
-            return Scan { capture: true, best: Some(best), king_moves: 0 };
+            return Ok(Scan { capture: true, best: Some(best), king_moves: 0 });
         }
         let pos = half.index.position_with(half.config, own, opp).expect("enumerated kings fit the slice");
         if capture_moves(&pos, self.variant, Routes::Merge, moves) {
-            return Scan { capture: true, best: Some(exits.captures(&pos, moves, at)), king_moves: 0 };
+            return Err(pos);
         }
         let mut best: Option<Value> = None;
         let mut keep = |v: Value| best = Some(best.map_or(v, |b| better(b, v)));
@@ -211,7 +265,7 @@ impl<'a> Unit<'a> {
         let flying = self.variant.rules().flying_kings;
         let mut king_moves = 0;
         for_each_bit(own, |sq| king_moves += self.rays.king_steps(sq, occupied, flying).count_ones());
-        Scan { capture: false, best, king_moves: king_moves as u8 }
+        Ok(Scan { capture: false, best, king_moves: king_moves as u8 })
     }
 
     /// Calls `f` with the local number of every position a king move of
@@ -281,10 +335,16 @@ impl<'a> Unit<'a> {
         // Scans are independent: spread them over threads. This matters
         // for slices without men, which are one unit per pair (a unit of a
         // slice with men is small, and units already run in parallel).
-        let scans: Vec<Scan> = (0..self.len())
+        let n = self.len();
+        let scans: Vec<Scan> = (0..n.div_ceil(SCAN_BATCH))
             .into_par_iter()
-            .with_min_len(1 << 14)
-            .map_init(|| Vec::with_capacity(64), |moves, local| self.scan(local, exits, moves))
+            .with_min_len((1 << 14) / SCAN_BATCH)
+            .map_init(ScanScratch::default, |scratch, b| {
+                let mut out = Vec::with_capacity(SCAN_BATCH);
+                self.scan_batch(b * SCAN_BATCH..n.min((b + 1) * SCAN_BATCH), exits, scratch, &mut out);
+                out
+            })
+            .flatten_iter()
             .collect();
         for (local, Scan { capture: c, best, king_moves: open }) in scans.into_iter().enumerate() {
             capture[local] = c;
@@ -370,15 +430,19 @@ impl<'a> Unit<'a> {
     /// count and which positions must capture.
     pub fn layered(&self, exits: &dyn Exits, limit: u32) -> (Vec<u16>, Vec<bool>) {
         let n = self.len();
-        let mut moves = Vec::with_capacity(64);
+        let (mut scratch, mut scans) = (ScanScratch::default(), Vec::with_capacity(SCAN_BATCH));
         let mut capture = Vec::with_capacity(n);
         // Per position: the best exit, and its king moves' successors.
         let mut best_exit: Vec<u16> = Vec::with_capacity(n);
         let mut start = Vec::with_capacity(n + 1);
         let mut succ: Vec<u32> = Vec::new();
         for local in 0..n {
+            if local % SCAN_BATCH == 0 {
+                scans.clear();
+                self.scan_batch(local..n.min(local + SCAN_BATCH), exits, &mut scratch, &mut scans);
+            }
             start.push(succ.len() as u32);
-            let scan = self.scan(local, exits, &mut moves);
+            let scan = scans[local % SCAN_BATCH];
             capture.push(scan.capture);
             if !scan.capture {
                 self.king_successors(local, |s| succ.push(s as u32));
