@@ -738,6 +738,18 @@ impl Exits for Tables<'_> {
         self.after(material, index, promotes)
     }
 
+    fn prefetch_man_move(&self, material: Material, index: u64, promotes: bool) {
+        if promotes || self.man_moves_reset {
+            if let Some((_, values)) = self.finals[material_code(material)] {
+                values.prefetch(index);
+            }
+        } else if let Some(solved) = self.raw[material_code(material)] {
+            if let Some(v) = solved.values.get(index as usize) {
+                crate::kept::prefetch(v);
+            }
+        }
+    }
+
     fn no_move(&self) -> Value {
         // Rule distances run to a reset; the loser's missing move is one.
         Value::new(Wdl::Loss, if self.rules { 1 } else { 0 })

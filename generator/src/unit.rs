@@ -39,6 +39,9 @@ pub trait Exits: Sync {
     /// successor itself: it knows where it lands without building it.
     fn man_move(&self, material: Material, index: u64, promotes: bool) -> Value;
 
+    /// Asks for the value [`Exits::man_move`] will read.
+    fn prefetch_man_move(&self, material: Material, index: u64, promotes: bool);
+
     /// The value of a position without a legal move: a loss, in 0 plies,
     /// or in 1 where distances run to a counter reset (the missing move is
     /// the reset: a move that blocks the opponent on the limit ply draws).
@@ -139,6 +142,8 @@ struct ScanScratch {
     moves: Vec<Move>,
     located: Vec<Located>,
     captures: Vec<(usize, usize, Range<usize>)>,
+    /// Man moves to judge: where the scan goes, and where the move leads.
+    man_moves: Vec<(usize, Material, u64, bool)>,
 }
 
 /// Bookkeeping of a position in a retrograde solve that is not yet final.
@@ -219,8 +224,9 @@ impl<'a> Unit<'a> {
     fn scan_batch(&self, locals: Range<usize>, exits: &dyn Exits, scratch: &mut ScanScratch, out: &mut Vec<Scan>) {
         scratch.located.clear();
         scratch.captures.clear();
+        scratch.man_moves.clear();
         for local in locals {
-            match self.scan(local, exits, &mut scratch.moves) {
+            match self.scan(local, exits, &mut scratch.moves, &mut scratch.man_moves, out.len()) {
                 Ok(scan) => out.push(scan),
                 Err(pos) => {
                     let start = scratch.located.len();
@@ -233,13 +239,24 @@ impl<'a> Unit<'a> {
         for (k, local, located) in scratch.captures.drain(..) {
             out[k].best = Some(exits.captures(&scratch.located[located], self.pair_index(local)));
         }
+        for &(k, material, index, promotes) in &scratch.man_moves {
+            let v = exits.man_move(material, index, promotes);
+            out[k].best = Some(out[k].best.map_or(v, |b| better(b, v)));
+        }
     }
 
     /// The scan of `local` ([`Unit::scan_batch`]), or, if it must capture
     /// and its captures are not known yet, the position with its captures
     /// in `moves`. Quiet positions are done on dense sets: no move list, no
     /// successor position, only the rank of the kings after a man move.
-    fn scan(&self, local: usize, exits: &dyn Exits, moves: &mut Vec<Move>) -> Result<Scan, Position> {
+    fn scan(
+        &self,
+        local: usize,
+        exits: &dyn Exits,
+        moves: &mut Vec<Move>,
+        man_moves: &mut Vec<(usize, Material, u64, bool)>,
+        k: usize,
+    ) -> Result<Scan, Position> {
         let (half, _, own, opp) = self.at(local);
         let at = self.pair_index(local);
         if let Some(best) = exits.known_captures(at) {
@@ -249,8 +266,6 @@ impl<'a> Unit<'a> {
         if capture_moves(&pos, self.variant, Routes::Merge, moves) {
             return Err(pos);
         }
-        let mut best: Option<Value> = None;
-        let mut keep = |v: Value| best = Some(best.map_or(v, |b| better(b, v)));
         let occupied = half.men | own | opp;
         // Seen from the opponent, who moves next: the board turned.
         let their_kings = opp.reverse_bits();
@@ -260,12 +275,13 @@ impl<'a> Unit<'a> {
             }
             let mine = if mm.promotes { own | mm.to } else { own };
             let index = mm.base + mm.index.kings_rank(mm.men, their_kings, mine.reverse_bits());
-            keep(exits.man_move(mm.material, index, mm.promotes));
+            exits.prefetch_man_move(mm.material, index, mm.promotes);
+            man_moves.push((k, mm.material, index, mm.promotes));
         }
         let flying = self.variant.rules().flying_kings;
         let mut king_moves = 0;
         for_each_bit(own, |sq| king_moves += self.rays.king_steps(sq, occupied, flying).count_ones());
-        Ok(Scan { capture: false, best, king_moves: king_moves as u8 })
+        Ok(Scan { capture: false, best: None, king_moves: king_moves as u8 })
     }
 
     /// Calls `f` with the local number of every position a king move of
