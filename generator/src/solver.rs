@@ -24,7 +24,7 @@ use anyhow::{bail, Result};
 use rayon::prelude::*;
 
 use crate::graph;
-use crate::kept::{Finished, SliceValues};
+use crate::kept::{Finished, SliceValues, Values};
 use crate::unit::{better, Exits, Located, PairIndex, Unit};
 
 /// A solved slice: packed [`Value`]s in index order, and which positions
@@ -655,13 +655,23 @@ impl Tables<'_> {
     /// or a promotion.
     #[inline]
     fn after(&self, material: Material, index: u64, converts: bool) -> Value {
-        let from_finals = converts || self.man_moves_reset;
-        let value = if from_finals {
-            self.finals[material_code(material)].unwrap_or_else(|| panic!("slice {material} is solved before it is needed")).1.at(index)
+        let (values, from_finals) = self.successor_values(material, converts);
+        self.worth(values.at(index), from_finals && self.metric == Metric::Conversion)
+    }
+
+    /// Where a move into slice `material` finds its successor's value, and
+    /// whether that is a final value: for a move that resets the count
+    /// (`converts`, or any man move where man moves reset it), else the
+    /// distances of the pair in work.
+    #[inline]
+    fn successor_values(&self, material: Material, converts: bool) -> (Values<'_>, bool) {
+        if converts || self.man_moves_reset {
+            let (_, values) = self.finals[material_code(material)].unwrap_or_else(|| panic!("slice {material} is solved before it is needed"));
+            (values, true)
         } else {
-            self.raw[material_code(material)].expect("a quiet man move stays in the pair").at(index)
-        };
-        self.worth(value, from_finals && self.metric == Metric::Conversion)
+            let (_, values) = self.raw[material_code(material)].expect("a quiet man move stays in the pair").view();
+            (values, false)
+        }
     }
 
     /// What a successor's stored `value` is worth to the mover in this
@@ -674,9 +684,9 @@ impl Tables<'_> {
     /// The value of a located capture for the mover in this pass, and the
     /// stored result of where it leads (for the side to move there).
     fn capture(&self, located: Located) -> (Value, Wdl) {
-        let stored = match self.finals.get(located.slice as usize) {
-            Some(Some((_, values))) => values.at(located.index),
-            _ => Value::new(Wdl::Loss, 0),
+        let stored = match located.slice {
+            NOTHING_LEFT => Value::new(Wdl::Loss, 0),
+            slice => self.finals[slice as usize].expect("located in a solved slice").1.at(located.index),
         };
         (self.worth(stored, self.metric == Metric::Conversion), stored.wdl)
     }
@@ -739,15 +749,7 @@ impl Exits for Tables<'_> {
     }
 
     fn prefetch_man_move(&self, material: Material, index: u64, promotes: bool) {
-        if promotes || self.man_moves_reset {
-            if let Some((_, values)) = self.finals[material_code(material)] {
-                values.prefetch(index);
-            }
-        } else if let Some(solved) = self.raw[material_code(material)] {
-            if let Some(v) = solved.values.get(index as usize) {
-                crate::kept::prefetch(v);
-            }
-        }
+        self.successor_values(material, promotes).0.prefetch(index);
     }
 
     fn no_move(&self) -> Value {
