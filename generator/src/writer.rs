@@ -17,10 +17,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
-use damka::format::{
-    block_checksum, content_hash, encode_stored_entries, pack_entries, BlockEntry, Header, Kind, TableFile, TableSlice,
-    BLOCK_ENTRY_LEN, HEADER_LEN,
-};
+use damka::format::{compress_code_table, encode_stored_entries, file_bytes, Header, Kind, TableFile, TableSlice, ZSTD_LEVEL};
+use damka::runs::{self, Run};
 use damka::layout::{EntryLayout, EntryOrder};
 use damka::resolve::{best_one_ply_back, is_settled_threat, white_to_move};
 use damka::{Material, Move, Position, Value, Variant, Wdl};
@@ -38,19 +36,15 @@ pub struct RulesId {
     pub hash: u64,
 }
 
-/// Positions per block: small enough that one block decompresses in a few
-/// microseconds when a probe misses the cache.
+/// Positions per block: small enough that one block decodes in a few
+/// microseconds when a probe misses the cache; result blocks three times a
+/// power of two (format::code_planes).
 fn block_positions(kind: Kind) -> u32 {
     match kind {
-        Kind::Wdl => 16 * 1024,
+        Kind::Wdl => 12 * 1024,
         Kind::Distance => 8 * 1024,
     }
 }
-
-/// zstd level: 8 gives 10-15% smaller blocks than 3 at a write speed that
-/// keeps writing a small part of generation, and blocks 0.7% smaller than
-/// 9 in the same time (docs/COMPRESSION.md).
-const ZSTD_LEVEL: i32 = 8;
 
 /// Whether `name` is `<variant>-<material><suffix>`: a slice's file beside
 /// its tables, such as its journal (`.journal`) or working copy (`.spill`).
@@ -329,18 +323,21 @@ pub fn write_slice(
             longest_win,
             longest_loss,
             stored_entries: file.listed.len() as u32,
-            stored_entries_len: list.len() as u32,
-            stored_entries_checksum: content_hash(&list),
+            // Set as the file is put together.
+            stored_entries_len: 0,
+            stored_entries_checksum: 0,
+            code_table_len: 0,
+            code_table_checksum: 0,
         };
-        bytes[i] = write_file(&path(kind), &header, &list, &file.blocks)?;
+        bytes[i] = write_file(&path(kind), &header, &list, &file.table, &file.blocks)?;
     }
     Ok(bytes)
 }
 
 /// Positions a range, encoded at once: a whole number of blocks of either
-/// file (16 and 32), so that beside the values about 3 MiB a range are in
+/// file (16 and 24), so that beside the values about 2 MiB a range are in
 /// flight, whatever the size of the slice.
-const RANGE_POSITIONS: u64 = 1 << 18;
+const RANGE_POSITIONS: u64 = 3 << 16;
 
 /// Ranges laid out at a time: two a thread keep the threads busy; at most
 /// 16, some tens of MiB on a machine of many cores.
@@ -348,12 +345,20 @@ fn ranges_at_once() -> usize {
     (2 * rayon::current_num_threads()).min(16)
 }
 
-/// A file's compressed blocks, and the indices of the settled threats
-/// whose entry it lists.
+/// A file's compressed blocks, its table of code words (`.wdl`), and the
+/// indices of the settled threats whose entry it lists.
 #[derive(Default)]
 struct Encoded {
     blocks: Vec<Vec<u8>>,
+    table: Vec<u8>,
     listed: Vec<u64>,
+}
+
+/// A file's blocks as they are laid out: a `.wdl` block's runs wait until
+/// the whole file's are counted (one table of code words serves them all).
+enum Laid {
+    Runs(Vec<Vec<Run>>),
+    Compressed(Vec<Vec<u8>>),
 }
 
 /// The files of `kinds`, their entries laid out by `layout`, encoded range
@@ -362,6 +367,7 @@ struct Encoded {
 fn encode(values: &[u16], stored: &impl Ways, layout: EntryLayout, kinds: &[Kind], distance_bytes: u8) -> Vec<Encoded> {
     let n = values.len() as u64;
     let mut files: Vec<Encoded> = kinds.iter().map(|_| Encoded::default()).collect();
+    let mut runs: Vec<Vec<Vec<Run>>> = kinds.iter().map(|_| Vec::new()).collect();
     let mut carry = Carry::default();
     let ranges: Vec<u64> = (0..n).step_by(RANGE_POSITIONS as usize).collect();
     for group in ranges.chunks(ranges_at_once()) {
@@ -372,35 +378,56 @@ fn encode(values: &[u16], stored: &impl Ways, layout: EntryLayout, kinds: &[Kind
         for entries in &mut parts {
             entries.follow(&mut carry);
         }
-        let encoded: Vec<Vec<(Vec<Vec<u8>>, Vec<u64>)>> = parts
+        let laid: Vec<Vec<(Laid, Vec<u64>)>> = parts
             .into_par_iter()
             .map(|mut entries| {
                 kinds
                     .iter()
                     .map(|&kind| match kind {
-                        Kind::Wdl => {
-                            entries.align_changes();
-                            (compress_blocks(kind, &entries.codes, 1), std::mem::take(&mut entries.stored_results))
-                        }
+                        Kind::Wdl => (Laid::Runs(result_runs(&entries.codes)), std::mem::take(&mut entries.stored_results)),
                         Kind::Distance => {
                             let raw = distance_entries(&entries.distances, distance_bytes);
-                            (compress_blocks(kind, &raw, distance_bytes), std::mem::take(&mut entries.stored_distances))
+                            (Laid::Compressed(compress_distances(&raw, distance_bytes)), std::mem::take(&mut entries.stored_distances))
                         }
                     })
                     .collect()
             })
             .collect();
-        for part in encoded {
-            for ((blocks, listed), file) in part.into_iter().zip(&mut files) {
-                file.blocks.extend(blocks);
-                file.listed.extend(listed);
+        for part in laid {
+            for (k, (laid, listed)) in part.into_iter().enumerate() {
+                match laid {
+                    Laid::Runs(r) => runs[k].extend(r),
+                    Laid::Compressed(blocks) => files[k].blocks.extend(blocks),
+                }
+                files[k].listed.extend(listed);
             }
         }
     }
-    for file in &mut files {
+    for (file, runs) in files.iter_mut().zip(runs) {
+        if !runs.is_empty() {
+            let encoder = runs::Encoder::new(&frequencies(&runs));
+            file.blocks = runs.par_iter().map(|r| encoder.encode(r)).collect();
+            file.table = compress_code_table(encoder.table());
+        }
         file.listed.sort_unstable();
     }
     files
+}
+
+/// How often each run of `blocks` occurs.
+fn frequencies(blocks: &[Vec<Run>]) -> runs::Frequencies {
+    blocks
+        .par_iter()
+        .fold(runs::Frequencies::default, |mut f, r| {
+            f.add_block(r);
+            f
+        })
+        .reduce(runs::Frequencies::default, |a, b| a.merge(&b))
+}
+
+/// The runs of each block of result `codes`.
+fn result_runs(codes: &[u8]) -> Vec<Vec<Run>> {
+    codes.chunks(block_positions(Kind::Wdl) as usize).map(runs::runs_of).collect()
 }
 
 thread_local! {
@@ -410,12 +437,10 @@ thread_local! {
         std::cell::RefCell::new(zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("a zstd context"));
 }
 
-/// The compressed blocks of `raw`, entries of `width` bytes of a `kind` file.
-fn compress_blocks(kind: Kind, raw: &[u8], width: u8) -> Vec<Vec<u8>> {
-    let chunk = block_positions(kind) as usize * width as usize;
-    raw.par_chunks(chunk)
-        .map(|c| COMPRESSOR.with(|z| z.borrow_mut().compress(&pack_entries(kind, c)).expect("in-memory compression")))
-        .collect()
+/// The compressed blocks of `raw`, distances of `width` bytes.
+fn compress_distances(raw: &[u8], width: u8) -> Vec<Vec<u8>> {
+    let chunk = block_positions(Kind::Distance) as usize * width as usize;
+    raw.par_chunks(chunk).map(|c| COMPRESSOR.with(|z| z.borrow_mut().compress(c).expect("in-memory compression"))).collect()
 }
 
 /// The entries of both files in a range of slots, and the settled threats
@@ -423,8 +448,6 @@ fn compress_blocks(kind: Kind, raw: &[u8], width: u8) -> Vec<Vec<u8>> {
 /// range's first kept result (distance) are left to [`Entries::follow`].
 struct Entries {
     codes: Vec<u8>,
-    /// Whether each result is "don't care" (for [`align_changes`]).
-    dont_care: Vec<bool>,
     distances: Vec<u16>,
     stored_results: Vec<u64>,
     stored_distances: Vec<u64>,
@@ -448,35 +471,15 @@ impl Entries {
             carry.distance = self.last.distance;
         }
     }
-
-    /// Where a run of "don't care" results ends in a change of code, moves
-    /// the change back to the byte boundary (three codes a byte) among the
-    /// last two of the run, if one is. The run breaks once either way, but
-    /// a break inside a byte leaves a byte of two codes, which zstd stores
-    /// as a literal: 6% smaller result files up to 5 pieces
-    /// (docs/COMPRESSION.md). Block by block, as they are packed: the
-    /// entries start at a block's first (ranges and samples are whole
-    /// blocks), after [`Entries::follow`].
-    fn align_changes(&mut self) {
-        let per = block_positions(Kind::Wdl) as usize;
-        for (codes, dont_care) in self.codes.chunks_mut(per).zip(self.dont_care.chunks(per)) {
-            for k in 1..codes.len() {
-                let at = k - k % 3;
-                if at < k && !dont_care[k] && codes[k] != codes[k - 1] && dont_care[at..k].iter().all(|&d| d) {
-                    let code = codes[k];
-                    codes[at..k].fill(code);
-                }
-            }
-        }
-    }
 }
 
 /// Of `orders` (the index's own first), the one whose `.wdl` blocks
 /// compress smallest and the one whose `.dtc` blocks do, judged on one
-/// `.wdl` block in 8 spread over the slice, at most 64 or so, and the same
-/// positions of the `.dtc`, compressed at zstd's fastest level: within
-/// half a percent of compressing every block in every order as written
-/// (docs/COMPRESSION.md).
+/// `.wdl` block in 8 spread over the slice, at most 64 or so (the entropy
+/// of their runs, what the run coding comes within a few percent of), and
+/// the same positions of the `.dtc`, compressed at zstd's fastest level
+/// (within half a percent of compressing every block in every order as
+/// written; docs/COMPRESSION.md).
 fn best_orders(
     orders: &[EntryOrder],
     values: &[u16],
@@ -495,7 +498,7 @@ fn best_orders(
         .par_iter()
         .map(|&order| {
             let layout = layout(order);
-            (0..blocks.div_ceil(step))
+            let (results, distance_bytes) = (0..blocks.div_ceil(step))
                 .into_par_iter()
                 .map_init(
                     || zstd::bulk::Compressor::new(1).expect("a zstd context"),
@@ -503,17 +506,16 @@ fn best_orders(
                         let slots = b * step * per..n.min((b * step + 1) * per);
                         let mut entries = stored_entries(values, stored, layout, slots);
                         entries.follow(&mut Carry::default());
-                        entries.align_changes();
-                        let mut size = |kind, raw: &[u8], chunk| -> usize {
-                            let packed = pack_entries(kind, raw);
-                            packed.chunks(chunk).map(|c| z.compress(c).expect("in-memory compression").len()).sum()
-                        };
+                        let mut results = runs::Frequencies::default();
+                        results.add_block(&runs::runs_of(&entries.codes));
                         let distances = distance_entries(&entries.distances, if wide { 2 } else { 1 });
                         let dtc_chunk = block_positions(Kind::Distance) as usize * if wide { 2 } else { 1 };
-                        [size(Kind::Wdl, &entries.codes, usize::MAX), size(Kind::Distance, &distances, dtc_chunk)]
+                        let size = distances.chunks(dtc_chunk).map(|c| z.compress(c).expect("in-memory compression").len()).sum::<usize>();
+                        (results, size)
                     },
                 )
-                .reduce(|| [0, 0], |a, b| [a[0] + b[0], a[1] + b[1]])
+                .reduce(|| (runs::Frequencies::default(), 0), |a, b| (a.0.merge(&b.0), a.1 + b.1));
+            [(results.entropy_bits() / 8.0) as usize, distance_bytes]
         })
         .collect();
     // Another order must save 5% of the samples' bytes: smaller gains are
@@ -560,7 +562,6 @@ struct Carry {
 fn stored_entries(values: &[u16], stored: &impl Ways, layout: EntryLayout, slots: std::ops::Range<u64>) -> Entries {
     let n = (slots.end - slots.start) as usize;
     let (mut codes, mut distances) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut dont_care = Vec::with_capacity(n);
     let (mut stored_results, mut stored_distances) = (Vec::new(), Vec::new());
     let (mut last, mut leading) = (Carry::default(), [n; 2]);
     // Another order than the index's own strides over the values, a page
@@ -592,27 +593,15 @@ fn stored_entries(values: &[u16], stored: &impl Ways, layout: EntryLayout, slots
             leading[1] = leading[1].min(k);
         }
         codes.push(last.code);
-        dont_care.push(!result);
         distances.push(last.distance);
     }
-    Entries { codes, dont_care, distances, stored_results, stored_distances, leading, last }
+    Entries { codes, distances, stored_results, stored_distances, leading, last }
 }
 
 /// Writes a table file: `header`, the block index, `list` (the stored
-/// entries) and the compressed `blocks`.
-fn write_file(path: &Path, header: &Header, list: &[u8], blocks: &[Vec<u8>]) -> Result<u64> {
-    let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN + list.len()) as u64;
-    let mut out = Vec::with_capacity(offset as usize + blocks.iter().map(Vec::len).sum::<usize>());
-    out.extend_from_slice(&header.encode().with_context(|| format!("cannot write {}", path.display()))?);
-    for b in blocks {
-        let entry = BlockEntry { offset, len: b.len() as u32, checksum: block_checksum(b) };
-        out.extend_from_slice(&entry.encode());
-        offset += b.len() as u64;
-    }
-    out.extend_from_slice(list);
-    for b in blocks {
-        out.extend_from_slice(b);
-    }
+/// entries), `table` (the code words) and the compressed `blocks`.
+fn write_file(path: &Path, header: &Header, list: &[u8], table: &[u8], blocks: &[Vec<u8>]) -> Result<u64> {
+    let out = file_bytes(header, list, table, blocks).with_context(|| format!("cannot write {}", path.display()))?;
     write_atomically(path, &out).with_context(|| format!("cannot write {}", temporary_path(path).display()))?;
     Ok(out.len() as u64)
 }
@@ -685,44 +674,6 @@ mod tests {
 
     /// A change of code after "don't care" results moves back to where a
     /// byte of its block begins, over "don't care" results only.
-    #[test]
-    fn changes_after_dont_care_results_move_back_to_a_byte_boundary() {
-        let per = block_positions(Kind::Wdl) as usize;
-        // (position, code) kept; every other position is "don't care".
-        let kept = [(0, 1), (5, 2), (6, 0), (7, 1), (9, 2), (10, 0), (14, 1), (per + 1, 2), (per + 3, 0), (per + 5, 1)];
-        let n = per + 8;
-        let (mut codes, mut dont_care, mut last) = (vec![0; n], vec![true; n], 0);
-        for (i, code) in codes.iter_mut().enumerate() {
-            if let Some(&(_, c)) = kept.iter().find(|&&(k, _)| k == i) {
-                last = c;
-                dont_care[i] = false;
-            }
-            *code = last;
-        }
-        let mut entries = Entries {
-            codes,
-            dont_care,
-            distances: vec![0; n],
-            stored_results: Vec::new(),
-            stored_distances: Vec::new(),
-            leading: [0; 2],
-            last: Carry::default(),
-        };
-        entries.align_changes();
-        // 5 and 14 pull the change back to 3 and 12, 7 cannot (6 is kept),
-        // 9 begins a byte; in the next block per + 1 pulls it back to the
-        // block's first position (bytes begin block by block), per + 5
-        // cannot (per + 3 is kept).
-        let mut expected = vec![1, 1, 1, 2, 2, 2, 0, 1, 1, 2, 0, 0, 1, 1, 1];
-        expected.resize(per, 1);
-        expected.extend([2, 2, 2, 0, 0, 1, 1, 1]);
-        assert_eq!(entries.codes, expected);
-    }
-
-    /// Ranges laid out apart, each followed by the one before, give the
-    /// entries of the whole laid out at once, in every order: cuts inside
-    /// runs of "don't care" entries, a range of nothing but those, and a
-    /// range of one.
     #[test]
     fn ranges_laid_out_apart_and_followed_in_order_are_the_whole() {
         let material: Material = "KMvKM".parse().unwrap();

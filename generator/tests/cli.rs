@@ -174,7 +174,7 @@ fn stats_refuses_a_misnamed_file_and_counts_the_rest() {
 /// intact directory.
 #[test]
 fn stats_refuses_slices_that_resolve_through_a_damaged_block() {
-    use damka::format::{Header, BLOCK_ENTRY_LEN, HEADER_LEN};
+    use damka::format::{Header, TableFile};
     let tables = support::generate("stats-damaged", Variant::Russian, 3);
     let dir = tables.path();
     let intact = damka(&["stats", "--dir", arg(dir)]);
@@ -182,10 +182,8 @@ fn stats_refuses_slices_that_resolve_through_a_damaged_block() {
     let damaged = dir.join("russian-KKvM.dtc");
     let mut bytes = std::fs::read(&damaged).unwrap();
     assert!(Header::decode(&bytes).unwrap().blocks >= 2, "a table with more than one block");
-    let entry = HEADER_LEN + BLOCK_ENTRY_LEN;
-    let offset = u64::from_le_bytes(bytes[entry..entry + 8].try_into().unwrap()) as usize;
-    let len = u32::from_le_bytes(bytes[entry + 8..entry + 12].try_into().unwrap()) as usize;
-    bytes[offset + len / 2] ^= 0x10;
+    let block = TableFile::new(&bytes[..]).unwrap().block_range(1);
+    bytes[block.start + block.len() / 2] ^= 0x10;
     std::fs::write(&damaged, bytes).unwrap();
 
     let out = damka(&["stats", "--dir", arg(dir)]);

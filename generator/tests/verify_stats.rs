@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use damka::format::{block_checksum, pack_entries, BlockEntry, Header, Kind, TableFile, BLOCK_ENTRY_LEN, HEADER_LEN};
+use damka::format::{encode_blocks, file_bytes, Header, Kind, TableFile};
 use damka::layout::EntryOrder;
 use damka::movegen::has_capture;
 use damka::resolve::is_settled_threat;
@@ -69,17 +69,9 @@ fn write_table(path: &Path, header: &Header, raw: &[u8]) {
             raw[i..i + width].to_vec()
         })
         .collect();
-    let chunk = header.block_positions as usize * width;
-    let blocks: Vec<Vec<u8>> =
-        raw.chunks(chunk).map(|c| zstd::bulk::compress(&pack_entries(header.kind, c), 3).expect("compress")).collect();
+    let (table, blocks) = encode_blocks(header.kind, &raw, header.block_positions, width as u8);
     assert_eq!(blocks.len(), header.blocks as usize);
-    let mut out = header.encode().expect("a name that fits").to_vec();
-    let mut offset = (HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN) as u64;
-    for b in &blocks {
-        out.extend_from_slice(&BlockEntry { offset, len: b.len() as u32, checksum: block_checksum(b) }.encode());
-        offset += b.len() as u64;
-    }
-    blocks.iter().for_each(|b| out.extend_from_slice(b));
+    let out = file_bytes(header, &[], &table, &blocks).expect("a name that fits");
     std::fs::write(path, out).expect("write table");
 }
 
@@ -258,10 +250,8 @@ fn a_flipped_byte_is_reported_with_its_file_and_block() {
     let mut bytes = std::fs::read(&damaged).unwrap();
     let header = Header::decode(&bytes).unwrap();
     assert!(header.blocks >= 2, "a table with more than one block");
-    let entry = HEADER_LEN + BLOCK_ENTRY_LEN;
-    let offset = u64::from_le_bytes(bytes[entry..entry + 8].try_into().unwrap()) as usize;
-    let len = u32::from_le_bytes(bytes[entry + 8..entry + 12].try_into().unwrap()) as usize;
-    bytes[offset + len / 2] ^= 0x10;
+    let block = TableFile::new(&bytes[..]).unwrap().block_range(1);
+    bytes[block.start + block.len() / 2] ^= 0x10;
     std::fs::write(&damaged, bytes).unwrap();
 
     let report = verify_dir(dir.path());

@@ -52,6 +52,7 @@ pub mod rules;
 mod probe;
 mod tally;
 pub mod resolve;
+pub mod runs;
 pub mod value;
 pub mod position;
 pub mod variant;

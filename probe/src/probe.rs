@@ -766,9 +766,14 @@ impl Tablebase {
         let key = block_key(slice, kind, block);
         let load = || self.read_block(table, slice, kind, block as u32);
         match kind {
-            // Blocks stay packed in the cache: a third of the memory, and no
-            // unpacking on a miss.
-            Kind::Wdl => Ok(packed_code(A::entry(&self.cache, key, at / 3, 1, load)? as u8, at % 3) as u16),
+            // Blocks stay packed in the cache: a third of the memory. A code
+            // is a digit of a byte of one of three planes of a power of two
+            // bytes (format::pack_codes).
+            Kind::Wdl => {
+                let plane = table.file.header().block_positions / 3;
+                let byte = A::entry(&self.cache, key, at & (plane as usize - 1), 1, load)? as u8;
+                Ok(packed_code(byte, at >> plane.trailing_zeros()) as u16)
+            }
             Kind::Distance => {
                 let width = table.file.header().entry_bytes as usize;
                 A::entry(&self.cache, key, at * width, width, load)

@@ -1,0 +1,533 @@
+//! Run coding of result blocks (`.wdl`, format 8; docs/FORMAT.md, "Result
+//! blocks"). A block of result codes is a sequence of runs of one code;
+//! each run is one Huffman code word for its code and length bucket, in the
+//! context of the code of the run before it, followed by the length's low
+//! bits. One set of code words serves a whole file, so that a block pays
+//! for no tables of its own: on the result files of a Russian 6-piece
+//! build this takes a quarter off what zstd over codes three to a byte
+//! took (docs/COMPRESSION.md).
+
+/// Result codes (0..5, those of a packed [`crate::Value`]).
+pub const CODES: usize = 5;
+/// Length buckets: lengths 1 to 8 alone, then four a power of two (the two
+/// bits below the leading one name the bucket) up to lengths below 2^21.
+pub const BUCKETS: usize = 8 + 4 * (MAX_LENGTH_BITS as usize - 3);
+/// Runs are shorter than 2^MAX_LENGTH_BITS entries (blocks are).
+pub const MAX_LENGTH_BITS: u32 = 21;
+/// The code before a block's first run: none.
+const START: usize = CODES;
+/// Contexts: the code of the run before, or the start of a block.
+pub const CONTEXTS: usize = CODES + 1;
+/// Symbols of a context: a code and a length bucket.
+const SYMBOLS: usize = CODES * BUCKETS;
+/// Code words in a file's table: one length a symbol of each context.
+pub const TABLE_LEN: usize = CONTEXTS * SYMBOLS;
+/// The longest code word.
+const MAX_WORD: u32 = 15;
+/// Code words this long or shorter decode by one table lookup.
+const LOOKUP_BITS: u32 = 10;
+
+/// A run: `len << 3 | code`, as the writer keeps many of them.
+pub type Run = u32;
+
+fn run(code: u8, len: usize) -> Run {
+    (len as u32) << 3 | code as u32
+}
+
+fn code_of(r: Run) -> usize {
+    (r & 7) as usize
+}
+
+fn len_of(r: Run) -> u32 {
+    r >> 3
+}
+
+/// The runs of a block of result codes.
+pub fn runs_of(codes: &[u8]) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=codes.len() {
+        if i == codes.len() || codes[i] != codes[start] {
+            out.push(run(codes[start], i - start));
+            start = i;
+        }
+    }
+    out
+}
+
+/// The bucket of a run length (>= 1) and how many low bits follow it.
+fn bucket(len: u32) -> (usize, u32) {
+    if len <= 8 {
+        return (len as usize - 1, 0);
+    }
+    let e = 31 - len.leading_zeros();
+    let mantissa = (len >> (e - 2)) & 3;
+    (8 + 4 * (e as usize - 3) + mantissa as usize, e - 2)
+}
+
+/// The smallest length of a bucket, and how many low bits follow it.
+const fn bucket_start(b: usize) -> (u32, u32) {
+    if b < 8 {
+        return (b as u32 + 1, 0);
+    }
+    let e = (b - 8) as u32 / 4 + 3;
+    ((4 | (b - 8) as u32 % 4) << (e - 2), e - 2)
+}
+
+/// Where a run's symbol is in a table: its context's, its code and bucket.
+fn symbol(context: usize, r: Run) -> (usize, u32) {
+    let (b, extra) = bucket(len_of(r));
+    (context * SYMBOLS + code_of(r) * BUCKETS + b, extra)
+}
+
+/// How often each symbol occurs in some blocks' runs, and the low bits
+/// their lengths take.
+#[derive(Clone)]
+pub struct Frequencies {
+    counts: Vec<u64>,
+    extra_bits: u64,
+}
+
+impl Default for Frequencies {
+    fn default() -> Frequencies {
+        Frequencies { counts: vec![0; TABLE_LEN], extra_bits: 0 }
+    }
+}
+
+impl Frequencies {
+    /// Counts the runs of one block.
+    pub fn add_block(&mut self, runs: &[Run]) {
+        let mut context = START;
+        for &r in runs {
+            let (s, extra) = symbol(context, r);
+            self.counts[s] += 1;
+            self.extra_bits += extra as u64;
+            context = code_of(r);
+        }
+    }
+
+    pub fn merge(mut self, other: &Frequencies) -> Frequencies {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.extra_bits += other.extra_bits;
+        self
+    }
+
+    /// Bits the runs take coded with their own frequencies (the entropy):
+    /// what the writer compares entry orders by.
+    pub fn entropy_bits(&self) -> f64 {
+        let mut bits = self.extra_bits as f64;
+        for counts in self.counts.chunks(SYMBOLS) {
+            let total: u64 = counts.iter().sum();
+            for &n in counts.iter().filter(|&&n| n > 0) {
+                bits -= n as f64 * (n as f64 / total as f64).log2();
+            }
+        }
+        bits
+    }
+}
+
+/// Huffman code word lengths for `counts` (0 for symbols that do not occur),
+/// none longer than [`MAX_WORD`]: where the tree grows deeper, the counts
+/// are halved and the tree built again.
+fn word_lengths(counts: &[u64]) -> Vec<u8> {
+    let mut counts = counts.to_vec();
+    loop {
+        let lengths = huffman(&counts);
+        if lengths.iter().all(|&l| l as u32 <= MAX_WORD) {
+            return lengths;
+        }
+        for c in counts.iter_mut().filter(|c| **c > 0) {
+            *c = (*c).div_ceil(2);
+        }
+    }
+}
+
+fn huffman(counts: &[u64]) -> Vec<u8> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut lengths = vec![0u8; counts.len()];
+    let mut parent: Vec<usize> = Vec::new();
+    let mut heap = BinaryHeap::new();
+    let mut leaves = Vec::new();
+    for (s, &n) in counts.iter().enumerate().filter(|(_, &n)| n > 0) {
+        heap.push(Reverse((n, parent.len())));
+        parent.push(usize::MAX);
+        leaves.push(s);
+    }
+    if let [only] = leaves[..] {
+        lengths[only] = 1;
+        return lengths;
+    }
+    while heap.len() > 1 {
+        let (Some(Reverse((a, i))), Some(Reverse((b, j)))) = (heap.pop(), heap.pop()) else { break };
+        let node = parent.len();
+        parent.push(usize::MAX);
+        parent[i] = node;
+        parent[j] = node;
+        heap.push(Reverse((a + b, node)));
+    }
+    for (leaf, &s) in leaves.iter().enumerate() {
+        let (mut depth, mut at) = (0, leaf);
+        while parent[at] != usize::MAX {
+            at = parent[at];
+            depth += 1;
+        }
+        lengths[s] = depth.min(u8::MAX as u32) as u8;
+    }
+    lengths
+}
+
+/// Canonical code words from their lengths (shorter first, then by
+/// symbol); `None` if the lengths over-fill the code space or exceed
+/// [`MAX_WORD`].
+fn canonical(lengths: &[u8]) -> Option<Vec<u16>> {
+    let mut per_length = [0u32; MAX_WORD as usize + 1];
+    for &l in lengths {
+        if l as u32 > MAX_WORD {
+            return None;
+        }
+        per_length[l as usize] += 1;
+    }
+    per_length[0] = 0;
+    let mut next = [0u32; MAX_WORD as usize + 2];
+    let mut code = 0u32;
+    for l in 1..=MAX_WORD as usize {
+        code = (code + per_length[l - 1]) << 1;
+        next[l] = code;
+    }
+    let mut words = vec![0u16; lengths.len()];
+    for (s, &l) in lengths.iter().enumerate().filter(|(_, &l)| l > 0) {
+        let w = next[l as usize];
+        if w >> l != 0 {
+            return None;
+        }
+        words[s] = w as u16;
+        next[l as usize] += 1;
+    }
+    Some(words)
+}
+
+/// A file's code words, for writing.
+pub struct Encoder {
+    lengths: Vec<u8>,
+    words: Vec<u16>,
+}
+
+impl Encoder {
+    /// The code words for runs that occur as `frequencies` counts (each
+    /// context its own Huffman code).
+    pub fn new(frequencies: &Frequencies) -> Encoder {
+        let lengths: Vec<u8> = frequencies.counts.chunks(SYMBOLS).flat_map(word_lengths).collect();
+        let words = lengths.chunks(SYMBOLS).flat_map(|l| canonical(l).expect("Huffman lengths fit")).collect();
+        Encoder { lengths, words }
+    }
+
+    /// The table a file stores: one code word length a symbol.
+    pub fn table(&self) -> &[u8] {
+        &self.lengths
+    }
+
+    /// A block's bytes: its runs' code words and low bits, most significant
+    /// bit first, the last byte padded with zeros. Every run must have been
+    /// counted in the frequencies the encoder was made from.
+    pub fn encode(&self, runs: &[Run]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(runs.len() * 2);
+        let (mut acc, mut bits) = (0u64, 0u32);
+        let mut put = |value: u64, n: u32, out: &mut Vec<u8>| {
+            acc = acc << n | value;
+            bits += n;
+            while bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+            }
+        };
+        let mut context = START;
+        for &r in runs {
+            let (s, extra) = symbol(context, r);
+            assert!(self.lengths[s] > 0, "a run the frequencies did not count");
+            put(self.words[s] as u64, self.lengths[s] as u32, &mut out);
+            put(len_of(r) as u64 & ((1 << extra) - 1), extra, &mut out);
+            context = code_of(r);
+        }
+        if bits > 0 {
+            out.push((acc << (8 - bits)) as u8);
+        }
+        out
+    }
+}
+
+/// Why a file's table of code words cannot be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadTable;
+
+/// A file's code words, for reading.
+pub struct Decoder {
+    /// Per context, 2^LOOKUP_BITS entries: `symbol << 4 | length` of the
+    /// word the bits begin with, 0 where it is longer (or none).
+    lookup: Vec<u16>,
+    /// Per context and length, the first canonical word, how many words
+    /// are that long and where their symbols begin in `sorted` (for words
+    /// longer than the lookup).
+    long: Vec<[(u32, u32, u32); MAX_WORD as usize + 1]>,
+    /// Per context, its symbols in canonical order.
+    sorted: Vec<Vec<u16>>,
+}
+
+impl Decoder {
+    pub fn new(table: &[u8]) -> Result<Decoder, BadTable> {
+        if table.len() != TABLE_LEN {
+            return Err(BadTable);
+        }
+        let mut d = Decoder {
+            lookup: vec![0; CONTEXTS << LOOKUP_BITS],
+            long: vec![[(0, 0, 0); MAX_WORD as usize + 1]; CONTEXTS],
+            sorted: vec![Vec::new(); CONTEXTS],
+        };
+        for (c, lengths) in table.chunks(SYMBOLS).enumerate() {
+            let words = canonical(lengths).ok_or(BadTable)?;
+            let mut order: Vec<usize> = (0..SYMBOLS).filter(|&s| lengths[s] > 0).collect();
+            order.sort_by_key(|&s| (lengths[s], s));
+            d.sorted[c] = order.iter().map(|&s| s as u16).collect();
+            for (k, &s) in order.iter().enumerate() {
+                let l = lengths[s] as usize;
+                let entry = &mut d.long[c][l];
+                if entry.1 == 0 {
+                    *entry = (words[s] as u32, 0, k as u32);
+                }
+                entry.1 += 1;
+                if l as u32 <= LOOKUP_BITS {
+                    let shift = LOOKUP_BITS - l as u32;
+                    let base = (c << LOOKUP_BITS) + ((words[s] as usize) << shift);
+                    d.lookup[base..base + (1 << shift)].fill((s as u16) << 4 | l as u16);
+                }
+            }
+        }
+        Ok(d)
+    }
+
+    /// The symbol the bits `window` (the next 32, most significant first)
+    /// begin with in `context`, and its word's length.
+    fn symbol(&self, context: usize, window: u32) -> Option<(usize, u32)> {
+        let e = self.lookup[(context << LOOKUP_BITS) | (window >> (32 - LOOKUP_BITS)) as usize];
+        if e != 0 {
+            return Some(((e >> 4) as usize, (e & 15) as u32));
+        }
+        for l in LOOKUP_BITS + 1..=MAX_WORD {
+            let (first, count, start) = self.long[context][l as usize];
+            let k = (window >> (32 - l)).wrapping_sub(first);
+            if k < count {
+                return self.sorted[context].get((start + k) as usize).map(|&s| (s as usize, l));
+            }
+        }
+        None
+    }
+
+    /// Decodes a block of `entries` result codes packed three to a byte
+    /// in planes of `plane` bytes, as [`crate::format::pack_codes`] packs
+    /// them; `None` if the bytes are not such a block.
+    pub fn decode_packed(&self, bytes: &[u8], entries: usize, plane: usize) -> Option<Vec<u8>> {
+        if entries > 3 * plane {
+            return None;
+        }
+        // Codes one a byte first (a short run is one store of 8 bytes into
+        // the slack at the end), then packed.
+        let mut codes = vec![0u8; 3 * plane + 8];
+        let mut bits = Bits { bytes, at: 0, acc: 0, bits: 0 };
+        let (mut at, mut context) = (0usize, START);
+        while at < entries {
+            // One refill a run: a word and its low bits take at most 33.
+            bits.refill();
+            let (s, l) = self.symbol(context, (bits.acc >> 32) as u32)?;
+            bits.skip(l);
+            let (code, base, extra) = SYMBOL_INFO[s];
+            let end = at + (base + bits.take(extra)) as usize;
+            if end > entries || code as usize == context {
+                return None;
+            }
+            if end - at <= 8 {
+                codes[at..at + 8].fill(code);
+            } else {
+                codes[at..end].fill(code);
+            }
+            at = end;
+            context = code as usize;
+        }
+        // Past the end the bits read as zeros: a block that needed them is
+        // cut short.
+        if bits.consumed() > bytes.len() as u64 * 8 {
+            return None;
+        }
+        // The slack after the last code is zeros, as packing wants.
+        codes[entries..].fill(0);
+        let (a, rest) = codes.split_at(plane);
+        let (b, c) = rest.split_at(plane);
+        Some(a.iter().zip(b).zip(&c[..plane]).map(|((a, b), c)| a + 5 * b + 25 * c).collect())
+    }
+}
+
+/// Each symbol of a context: its code, its bucket's first length, and the
+/// low bits that follow its word.
+const SYMBOL_INFO: [(u8, u32, u32); SYMBOLS] = {
+    let mut t = [(0, 0, 0); SYMBOLS];
+    let mut s = 0;
+    while s < SYMBOLS {
+        let (base, extra) = bucket_start(s % BUCKETS);
+        t[s] = ((s / BUCKETS) as u8, base, extra);
+        s += 1;
+    }
+    t
+};
+
+/// Bits of a block, most significant first, past its end zeros.
+struct Bits<'a> {
+    bytes: &'a [u8],
+    /// Bytes taken into `acc`.
+    at: usize,
+    /// The next `bits` bits, from the most significant.
+    acc: u64,
+    bits: u32,
+}
+
+impl Bits<'_> {
+    /// Tops `acc` up to at least 56 bits.
+    fn refill(&mut self) {
+        let word = match self.bytes.get(self.at..self.at + 8) {
+            Some(b) => u64::from_be_bytes(b.try_into().expect("8 bytes")),
+            None => {
+                let mut b = [0u8; 8];
+                let rest = self.bytes.get(self.at..).unwrap_or(&[]);
+                b[..rest.len()].copy_from_slice(rest);
+                u64::from_be_bytes(b)
+            }
+        };
+        // Bits past the whole bytes taken are ORed again, the same, next time.
+        self.acc |= word >> self.bits;
+        let taken = (63 - self.bits) / 8;
+        self.at += taken as usize;
+        self.bits += 8 * taken;
+    }
+
+    fn skip(&mut self, n: u32) {
+        self.acc <<= n;
+        self.bits -= n;
+    }
+
+    fn take(&mut self, n: u32) -> u32 {
+        if n == 0 {
+            return 0;
+        }
+        let v = (self.acc >> (64 - n)) as u32;
+        self.skip(n);
+        v
+    }
+
+    fn consumed(&self) -> u64 {
+        self.at as u64 * 8 - self.bits as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLANE: usize = 1 << 14;
+
+    fn packed(codes: &[u8]) -> Vec<u8> {
+        crate::format::pack_codes(codes, PLANE)
+    }
+
+    fn decode(decoder: &Decoder, bytes: &[u8], entries: usize) -> Option<Vec<u8>> {
+        decoder.decode_packed(bytes, entries, PLANE)
+    }
+
+    #[test]
+    fn buckets_cover_every_length_once() {
+        for len in 1..70_000u32 {
+            let (b, extra) = bucket(len);
+            let (start, bits) = bucket_start(b);
+            assert_eq!(extra, bits, "{len}");
+            assert!(start <= len && len - start < 1 << bits, "{len} in bucket {b} from {start}");
+        }
+        assert_eq!(bucket((1 << MAX_LENGTH_BITS) - 1).0, BUCKETS - 1);
+    }
+
+    #[test]
+    fn blocks_come_back_as_written() {
+        let mut blocks: Vec<Vec<u8>> = vec![vec![1; 16384], vec![0, 1, 2, 3, 4, 0, 0, 0], vec![2; 1]];
+        let mut state = 7u64;
+        for n in [5usize, 100, 16384, 9999] {
+            let mut block = Vec::new();
+            while block.len() < n {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let len = 1 + (state >> 33) as usize % [1, 3, 40, 3000][(state >> 60) as usize % 4];
+                block.extend(std::iter::repeat((state >> 40) as u8 % 5).take(len.min(n - block.len())));
+            }
+            blocks.push(block);
+        }
+        let runs: Vec<Vec<Run>> = blocks.iter().map(|b| runs_of(b)).collect();
+        let frequencies = runs.iter().fold(Frequencies::default(), |mut f, r| {
+            f.add_block(r);
+            f
+        });
+        let encoder = Encoder::new(&frequencies);
+        let decoder = Decoder::new(encoder.table()).unwrap();
+        let mut total = 0;
+        for (block, runs) in blocks.iter().zip(&runs) {
+            let bytes = encoder.encode(runs);
+            total += bytes.len() * 8;
+            assert_eq!(decode(&decoder, &bytes, block.len()).as_deref(), Some(&packed(block)[..]));
+            assert_eq!(decode(&decoder, &bytes, block.len() + 1), None, "a block claimed longer than it is");
+            if !bytes.is_empty() {
+                assert_eq!(decode(&decoder, &bytes[..bytes.len() - 1], block.len()), None, "cut short");
+            }
+        }
+        // Within a few percent of the entropy, which Huffman codes keep to.
+        assert!((total as f64) < frequencies.entropy_bits() * 1.05 + 64.0 * blocks.len() as f64);
+    }
+
+    #[test]
+    fn long_codes_decode_past_the_lookup() {
+        // Counts of powers of two give words of every length up to the limit
+        // (runs that fit a block).
+        let symbols = || (0..SYMBOLS).filter(|s| s % BUCKETS < 40).step_by(7).take(20);
+        let mut frequencies = Frequencies::default();
+        for (k, s) in symbols().enumerate() {
+            frequencies.counts[START * SYMBOLS + s] = 1 << (20 - k.min(19));
+        }
+        let encoder = Encoder::new(&frequencies);
+        assert!(encoder.table().iter().any(|&l| l as u32 > LOOKUP_BITS));
+        assert!(encoder.table().iter().all(|&l| l as u32 <= MAX_WORD));
+        let decoder = Decoder::new(encoder.table()).unwrap();
+        for s in symbols() {
+            let (code, b) = (s / BUCKETS, s % BUCKETS);
+            let len = bucket_start(b).0 as usize;
+            let block = vec![code as u8; len];
+            let runs = runs_of(&block);
+            assert_eq!(decode(&decoder, &encoder.encode(&runs), len), Some(packed(&block)), "symbol {s}");
+        }
+    }
+
+    #[test]
+    fn bad_tables_and_bytes_are_refused_not_panicked_on() {
+        assert_eq!(Decoder::new(&[1; 10]).err(), Some(BadTable));
+        assert_eq!(Decoder::new(&vec![1; TABLE_LEN]).err(), Some(BadTable), "over-full code space");
+        assert_eq!(Decoder::new(&vec![16; TABLE_LEN]).err(), Some(BadTable), "words too long");
+        let mut frequencies = Frequencies::default();
+        let runs = runs_of(&[0, 0, 1, 1, 1, 2]);
+        frequencies.add_block(&runs);
+        // One symbol alone in its context still has a word.
+        let single = runs_of(&[3; 9]);
+        frequencies.add_block(&single);
+        let encoder = Encoder::new(&frequencies);
+        let decoder = Decoder::new(encoder.table()).unwrap();
+        assert_eq!(decode(&decoder, &encoder.encode(&single), 9), Some(packed(&[3; 9])));
+        let decoder = Decoder::new(Encoder::new(&frequencies).table()).unwrap();
+        for bytes in [vec![], vec![0xff; 40], vec![0x00; 40], vec![0x5a; 3]] {
+            for entries in [0usize, 1, 6, 1000] {
+                let _ = decode(&decoder, &bytes, entries);
+            }
+        }
+    }
+}
