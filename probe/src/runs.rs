@@ -3,9 +3,9 @@
 //! each run is one Huffman code word for its code and length bucket, in the
 //! context of the code of the run before it, followed by the length's low
 //! bits. One set of code words serves a whole file, so that a block pays
-//! for no tables of its own: on the result files of a Russian 6-piece
-//! build this takes a quarter off what zstd over codes three to a byte
-//! took (docs/COMPRESSION.md).
+//! for no tables of its own: on the result files up to 5 pieces of a
+//! Russian-rule build this took a quarter off what zstd over codes three
+//! to a byte took (docs/COMPRESSION.md).
 
 /// Result codes (0..5, those of a packed [`crate::Value`]).
 pub const CODES: usize = 5;
