@@ -264,12 +264,12 @@ pub struct BadTable;
 
 /// A file's code words, for reading.
 pub struct Decoder {
-    /// Per context, 2^LOOKUP_BITS entries: `symbol << 4 | length` of the
-    /// word the bits begin with, 0 where it is longer (or none).
-    lookup: Vec<u16>,
+    /// Per context, 2^LOOKUP_BITS entries: the [`Word`] the bits begin
+    /// with, 0 where it is longer, or none, or its runs 2^20 or longer.
+    lookup: Vec<u32>,
     /// Per context and length, the first canonical word, how many words
     /// are that long and where their symbols begin in `sorted` (for words
-    /// longer than the lookup).
+    /// longer than the lookup, or runs too long for it).
     long: Vec<[(u32, u32, u32); MAX_WORD as usize + 1]>,
     /// Per context, its symbols in canonical order.
     sorted: Vec<Vec<u16>>,
@@ -300,25 +300,29 @@ impl Decoder {
                 if l as u32 <= LOOKUP_BITS {
                     let shift = LOOKUP_BITS - l as u32;
                     let base = (c << LOOKUP_BITS) + ((words[s] as usize) << shift);
-                    d.lookup[base..base + (1 << shift)].fill((s as u16) << 4 | l as u16);
+                    d.lookup[base..base + (1 << shift)].fill(word(s, l as u32).unwrap_or(0));
                 }
             }
         }
         Ok(d)
     }
 
-    /// The symbol the bits `window` (the next 32, most significant first)
-    /// begin with in `context`, and its word's length.
-    fn symbol(&self, context: usize, window: u32) -> Option<(usize, u32)> {
-        let e = self.lookup[(context << LOOKUP_BITS) | (window >> (32 - LOOKUP_BITS)) as usize];
-        if e != 0 {
-            return Some(((e >> 4) as usize, (e & 15) as u32));
+    /// The word the bits `window` (the next 32, most significant first)
+    /// begin with in `context`: its code, the low bits after it, its
+    /// bucket's first run length and its length.
+    #[inline]
+    fn word(&self, context: usize, window: u32) -> Option<(u8, u32, u32, u32)> {
+        let w = self.lookup[(context << LOOKUP_BITS) | (window >> (32 - LOOKUP_BITS)) as usize];
+        if w != 0 {
+            return Some(((w >> 4 & 7) as u8, w >> 7 & 31, w >> 12, w & 15));
         }
-        for l in LOOKUP_BITS + 1..=MAX_WORD {
+        for l in 1..=MAX_WORD {
             let (first, count, start) = self.long[context][l as usize];
             let k = (window >> (32 - l)).wrapping_sub(first);
             if k < count {
-                return self.sorted[context].get((start + k) as usize).map(|&s| (s as usize, l));
+                let s = *self.sorted[context].get((start + k) as usize)? as usize;
+                let (base, extra) = bucket_start(s % BUCKETS);
+                return Some(((s / BUCKETS) as u8, extra, base, l));
             }
         }
         None
@@ -339,9 +343,8 @@ impl Decoder {
         while at < entries {
             // One refill a run: a word and its low bits take at most 33.
             bits.refill();
-            let (s, l) = self.symbol(context, (bits.acc >> 32) as u32)?;
-            bits.skip(l);
-            let (code, base, extra) = SYMBOL_INFO[s];
+            let (code, extra, base, length) = self.word(context, (bits.acc >> 32) as u32)?;
+            bits.skip(length);
             let end = at + (base + bits.take(extra)) as usize;
             if end > entries || code as usize == context {
                 return None;
@@ -367,18 +370,16 @@ impl Decoder {
     }
 }
 
-/// Each symbol of a context: its code, its bucket's first length, and the
-/// low bits that follow its word.
-const SYMBOL_INFO: [(u8, u32, u32); SYMBOLS] = {
-    let mut t = [(0, 0, 0); SYMBOLS];
-    let mut s = 0;
-    while s < SYMBOLS {
-        let (base, extra) = bucket_start(s % BUCKETS);
-        t[s] = ((s / BUCKETS) as u8, base, extra);
-        s += 1;
-    }
-    t
-};
+/// A code word, decoded for the lookup: `base << 12 | extra << 7 | code <<
+/// 4 | length`, its symbol's bucket's first run length, the low bits that
+/// follow, the run's code and the word's length (never 0); `None` for
+/// runs of 2^20 or more, which do not fit (blocks are far shorter).
+type Word = u32;
+
+fn word(symbol: usize, length: u32) -> Option<Word> {
+    let (base, extra) = bucket_start(symbol % BUCKETS);
+    (base < 1 << 20).then(|| base << 12 | extra << 7 | ((symbol / BUCKETS) as u32) << 4 | length)
+}
 
 /// Bits of a block, most significant first, past its end zeros.
 struct Bits<'a> {
@@ -414,11 +415,9 @@ impl Bits<'_> {
         self.bits -= n;
     }
 
+    /// The next `n` bits (0 to 31).
     fn take(&mut self, n: u32) -> u32 {
-        if n == 0 {
-            return 0;
-        }
-        let v = (self.acc >> (64 - n)) as u32;
+        let v = (self.acc >> 1 >> (63 - n)) as u32;
         self.skip(n);
         v
     }
