@@ -335,9 +335,9 @@ impl Decoder {
         if entries > 3 * plane {
             return None;
         }
-        // Codes one a byte first (a short run is one store of 8 bytes into
-        // the slack at the end), then packed.
-        let mut codes = vec![0u8; 3 * plane + 8];
+        // Codes one a byte first (a short run is a store or two of 16 bytes
+        // into the slack at the end, not a call of memset), then packed.
+        let mut codes = vec![0u8; 3 * plane + SHORT];
         let mut bits = Bits { bytes, at: 0, acc: 0, bits: 0 };
         let (mut at, mut context) = (0usize, START);
         while at < entries {
@@ -349,8 +349,11 @@ impl Decoder {
             if end > entries || code as usize == context {
                 return None;
             }
-            if end - at <= 8 {
-                codes[at..at + 8].fill(code);
+            if end - at <= SHORT {
+                codes[at..at + SHORT / 2].fill(code);
+                if end - at > SHORT / 2 {
+                    codes[at + SHORT / 2..at + SHORT].fill(code);
+                }
             } else {
                 codes[at..end].fill(code);
             }
@@ -380,6 +383,9 @@ fn word(symbol: usize, length: u32) -> Option<Word> {
     let (base, extra) = bucket_start(symbol % BUCKETS);
     (base < 1 << 20).then(|| base << 12 | extra << 7 | ((symbol / BUCKETS) as u32) << 4 | length)
 }
+
+/// Runs this short are written with stores of half of it, not memset.
+const SHORT: usize = 32;
 
 /// Bits of a block, most significant first, past its end zeros.
 struct Bits<'a> {
