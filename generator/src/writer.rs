@@ -672,8 +672,10 @@ mod tests {
         }
     }
 
-    /// A change of code after "don't care" results moves back to where a
-    /// byte of its block begins, over "don't care" results only.
+    /// Ranges laid out apart, each followed by the one before, give the
+    /// entries of the whole laid out at once, in every order: cuts inside
+    /// runs of "don't care" entries, a range of nothing but those, and a
+    /// range of one.
     #[test]
     fn ranges_laid_out_apart_and_followed_in_order_are_the_whole() {
         let material: Material = "KMvKM".parse().unwrap();
