@@ -379,3 +379,32 @@ fn refuses_a_bad_list(kind: Kind) {
         assert_eq!(err(&bad), Some(FormatError::StoredEntries("not in index order, or beyond the slice")), "{kind:?} {deltas:?}");
     }
 }
+
+/// A `.wdl` file's table of code words that is damaged or cut short, a
+/// `.dtc` file with one, and result blocks of other than three times a
+/// power of two positions are refused by name.
+#[test]
+fn a_bad_code_table_is_refused() {
+    let (bytes, _) = table(Kind::Wdl, 7);
+    let wdl = Header::decode(&bytes).unwrap();
+    let start = HEADER_LEN + wdl.blocks as usize * BLOCK_ENTRY_LEN + wdl.stored_entries_len as usize;
+    assert!(wdl.code_table_len > 0);
+    let mut flipped = bytes.clone();
+    flipped[start] ^= 1;
+    assert_eq!(TableFile::new(&flipped[..]).err(), Some(FormatError::CodeTable("checksum mismatch")));
+    let cut = &bytes[..start + wdl.code_table_len as usize - 1];
+    assert_eq!(TableFile::new(cut).err(), Some(FormatError::CodeTable("cut short")));
+
+    let (dtc, _) = table(Kind::Distance, 7);
+    let h = Header::decode(&dtc).unwrap();
+    let blocks: Vec<Vec<u8>> = (0..h.blocks).map(|b| dtc[TableFile::new(&dtc[..]).unwrap().block_range(b)].to_vec()).collect();
+    let list = encode_stored_entries(&STORED);
+    let with_table = file_bytes(&h, &list, &[1, 2, 3], &blocks).unwrap();
+    assert_eq!(TableFile::new(&with_table[..]).err(), Some(FormatError::CodeTable("in a distance file")));
+
+    let odd = header(Kind::Wdl, 100, 100, 1).encode().unwrap();
+    assert_eq!(
+        Header::decode(&odd),
+        Err(FormatError::BadHeader("result blocks of other than three times a power of two positions"))
+    );
+}
