@@ -16,7 +16,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use damka::format::{FormatError, Header, Kind, TableFile};
+use damka::format::{Distances, FormatError, Header, Kind, TableFile};
+use damka::movegen::{generate, Routes};
 use damka::layout::EntryLayout;
 use damka::resolve::{capture_value, is_settled_threat, threat_value, white_to_move};
 use damka::{Material, SliceIndex, TableName, Value, Variant};
@@ -236,6 +237,7 @@ pub fn resolve_dont_cares<'a>(
     threats: &Threats,
 ) -> Result<Captures> {
     const CHUNK: usize = 1 << 14;
+    let from_twin = threats.dtc.header.distances == Distances::FromTwin;
     let words: Vec<Vec<u64>> = values
         .par_chunks_mut(CHUNK)
         .enumerate()
@@ -248,11 +250,16 @@ pub fn resolve_dont_cares<'a>(
             let start = (c * CHUNK) as u64;
             let positions = index.positions(start..start + chunk.len() as u64);
             for ((i, v), pos) in chunk.iter_mut().enumerate().zip(positions) {
+                let at = (c * CHUNK + i) as u64;
                 if let Some(value) = capture_value(&pos, variant, &mut moves, |a| resolver.captured(a))? {
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);
                 } else if is_settled_threat(&pos, variant, &mut moves) {
-                    *v = resolver.threat(&pos, &moves, Slice::Own, (c * CHUNK + i) as u64)?.pack();
+                    *v = resolver.threat(&pos, &moves, Slice::Own, at)?.pack();
+                } else if from_twin && *v & 7 != 0 && !resolver.is_stored(Slice::Own, 1, at) {
+                    generate(&pos, variant, Routes::Merge, &mut moves);
+                    let one_ply = threat_value(&pos, &moves, |a| resolver.reply(a))?;
+                    *v = (one_ply.plies.0 << 3) | (*v & 7);
                 }
             }
             Ok(words)
@@ -302,7 +309,9 @@ impl Resolver<'_, '_> {
         anyhow!("{v}-{}: its moves lead to {v}-{m}, which is missing or unreadable", self.own.material())
     }
 
-    /// A position a quiet move leads to.
+    /// A position a quiet move leads to. Where the distances of its slice
+    /// come from the twin the distance is whatever the file holds: only a
+    /// settled threat of the twin asks, for its result alone.
     fn reply(&self, after: &damka::Position) -> Result<Value> {
         let mut moves = Vec::new();
         if let Some(v) = capture_value(after, self.variant, &mut moves, |a| self.captured(a))? {
@@ -335,9 +344,19 @@ impl Resolver<'_, '_> {
         };
         Ok(match result {
             damka::Wdl::Draw => Value::DRAW,
-            result if self.is_stored(slice, 1, at) => Value::new(result, self.entry(slice, 1, at)?),
+            result if self.is_stored(slice, 1, at) || self.distances(slice) == Distances::ForTwin => {
+                Value::new(result, self.entry(slice, 1, at)?)
+            }
             _ => one_ply,
         })
+    }
+
+    /// Where the distances of `slice` come from.
+    fn distances(&self, slice: Slice) -> Distances {
+        match slice {
+            Slice::Own => self.threats.dtc.header.distances,
+            Slice::Reached(r) => self.threats.reached[r].files[1].header().distances,
+        }
     }
 
     fn is_stored(&self, slice: Slice, file: usize, at: u64) -> bool {
@@ -401,6 +420,12 @@ pub fn read_slice<'a>(
         .filter(|&&m| m != id.material)
         .map(|&m| ReachedSlice::open(dir, SliceId { variant: id.variant, material: m }).with_context(|| format!("{id}: its moves lead to {m}")))
         .collect::<Result<_>>()?;
+    if dtc.header.distances == Distances::FromTwin {
+        let twin = reached.iter().find(|r| r.index.material() == id.material.swap());
+        if twin.is_none_or(|t| t.files[1].header().distances != Distances::ForTwin) {
+            bail!("{}: takes distances from its twin, which does not store them for it", id.path(dir, Kind::Distance).display());
+        }
+    }
     let threats = Threats { wdl: &wdl, dtc: &dtc, reached: &reached };
     let captures = resolve_dont_cares(&index, &mut values, id.variant, lookup, &threats)?;
     Ok((Solved { index, values, captures }, wdl.header))

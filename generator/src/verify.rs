@@ -47,7 +47,12 @@
 //! and differs from what is stored. A wrong win or loss likewise leads,
 //! along moves of ever shorter stored distance, to one whose successors
 //! contradict it. So a directory that passes holds exactly the values the
-//! rules give, as far as move generation is right.
+//! rules give, as far as move generation is right. Distances a `.dtc` file
+//! takes from the twin (docs/FORMAT.md) are one-ply values by
+//! construction, so the argument runs over a slice and its twin together:
+//! the wrong position with the shortest true distance gets its one-ply
+//! value right, so it is one whose distance is stored, and its stored
+//! value contradicts its successors.
 
 use std::collections::HashMap;
 use std::fmt;

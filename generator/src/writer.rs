@@ -7,7 +7,10 @@
 //! them, which extends a run and costs next to nothing after compression
 //! (docs/COMPRESSION.md has the measurements). So is the result of a
 //! settled threat, unless the one-ply resolution a reader makes would not
-//! give it: the `.wdl` file lists those. Blocks are compressed in
+//! give it: the `.wdl` file lists those. Of a slice and its twin, one
+//! takes its distances from the other ([`graph::distances_of`]): its
+//! distances are "don't care" too but those its one-ply value would miss,
+//! which its `.dtc` file lists. Blocks are compressed in
 //! parallel; a file is written under a temporary name of its own
 //! (`russian-KvK.wdl.tmp`) and renamed into place, so a finished name always
 //! holds a finished file.
@@ -17,14 +20,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
-use damka::format::{compress_code_table, encode_stored_entries, file_bytes, Header, Kind, TableFile, TableSlice, ZSTD_LEVEL};
+use damka::format::{compress_code_table, encode_stored_entries, file_bytes, Distances, Header, Kind, TableFile, TableSlice, ZSTD_LEVEL};
 use damka::runs::{self, Run};
 use damka::layout::{EntryLayout, EntryOrder};
+use damka::movegen::{generate, Routes};
 use damka::resolve::{best_one_ply_back, is_settled_threat, white_to_move};
 use damka::{Material, Move, Position, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::catalog::{self, SliceId};
+use crate::graph;
 use crate::kept::{half_byte, prefetch, set_half_byte, KeptSlices, SliceValues, Values};
 use crate::solver::{material_code, Solved, MATERIAL_CODES};
 use crate::stats::Tally;
@@ -68,16 +73,27 @@ pub enum Stored {
     /// `value_stands` (the one-ply value would be another, and it is no
     /// draw); each listed in its file then.
     Threat { stands: bool, value_stands: bool },
+    /// A settled threat of a slice whose twin takes its distances from it
+    /// ([`Distances::ForTwin`]): its result as a [`Stored::Threat`]'s, its
+    /// distance stored unlisted (a draw's is "don't care").
+    ThreatForTwin { stands: bool },
+    /// Any other quiet position of a slice that takes its distances from
+    /// its twin ([`Distances::FromTwin`]): its result stored, its distance
+    /// "don't care" unless the `value_stands` (as a threat's), listed then.
+    FromTwin { value_stands: bool },
 }
 
 impl Stored {
     /// In half a byte: 0 plain, 1 capture, 2 to 5 a threat (+1 if it
-    /// stands, +2 if its value does).
+    /// stands, +2 if its value does), 6 or 7 a threat for the twin (+1 if
+    /// it stands), 8 or 9 from the twin (+1 if its value stands).
     fn code(self) -> u8 {
         match self {
             Stored::Plain => 0,
             Stored::Capture => 1,
             Stored::Threat { stands, value_stands } => 2 + u8::from(stands) + 2 * u8::from(value_stands),
+            Stored::ThreatForTwin { stands } => 6 + u8::from(stands),
+            Stored::FromTwin { value_stands } => 8 + u8::from(value_stands),
         }
     }
 
@@ -85,6 +101,8 @@ impl Stored {
         match code {
             0 => Stored::Plain,
             1 => Stored::Capture,
+            6 | 7 => Stored::ThreatForTwin { stands: code == 7 },
+            8 | 9 => Stored::FromTwin { value_stands: code == 9 },
             c => Stored::Threat { stands: (c - 2) & 1 == 1, value_stands: (c - 2) & 2 == 2 },
         }
     }
@@ -148,12 +166,14 @@ pub fn write<'a>(
     lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
 ) -> Result<[u64; 2]> {
     let material = solved.index.material();
-    let stored = how_stored(solved, variant, limits, lookup)?;
+    let distances = graph::distances_of(material);
+    let stored = how_stored(solved, variant, limits, distances, lookup)?;
     let orders = EntryOrder::distinct(&solved.index);
     write_slice(
         |kind| table_path(dir, variant, material, kind),
         TableSlice::Draughts(variant, material),
         rules,
+        distances,
         &solved.values,
         &stored,
         &orders,
@@ -162,7 +182,8 @@ pub fn write<'a>(
 
 /// How each position of `solved` is stored: settled threats found, and
 /// whether their result and value stand, from the solved values of their
-/// successors. Without move `limits` neither does: a value is then the
+/// successors; so for every position whose distance comes from the twin
+/// (`distances`). Without move `limits` neither does: a value is then the
 /// best of its moves' one ply back, by definition (`damka verify` checks
 /// every stored one that way, and the tests every probed one against the
 /// solver).
@@ -170,6 +191,7 @@ fn how_stored<'a>(
     solved: &Solved,
     variant: Variant,
     limits: bool,
+    distances: Distances,
     lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
 ) -> Result<HowStored> {
     const CHUNK: usize = 1 << 14;
@@ -181,60 +203,79 @@ fn how_stored<'a>(
     stored.par_chunks_mut(CHUNK / 2).enumerate().with_max_len(1).try_for_each(|(c, out)| {
         let mut moves = Vec::new();
         let lookup = catalog::remembering_last(lookup);
-        let mut threats = LocatedThreats::default();
+        let mut pending = Pending::default();
         let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let positions = solved.index.positions(range.start as u64..range.end as u64);
         for (i, pos) in range.zip(positions) {
-            let how = if solved.captures.get(i) {
-                Stored::Capture
-            } else if !is_settled_threat(&pos, variant, &mut moves) {
-                Stored::Plain
-            } else if !limits {
-                Stored::Threat { stands: false, value_stands: false }
-            } else {
-                let full = threats.locate(i - c * CHUNK, &pos, &moves, |after| {
-                    let after = white_to_move(after);
-                    let m = Material::of(&after);
-                    let (index, values) = lookup(m)
-                        .ok_or_else(|| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
-                    Ok((values, index.index_unchecked(&after)))
-                })?;
-                if full {
-                    threats.judge(&solved.values[c * CHUNK..], out);
-                }
-                continue;
+            let capture = solved.captures.get(i);
+            let threat = !capture && is_settled_threat(&pos, variant, &mut moves);
+            let how = match (capture, threat, distances) {
+                (true, ..) => Stored::Capture,
+                (false, false, Distances::FromTwin) => Stored::FromTwin { value_stands: false },
+                (false, false, _) => Stored::Plain,
+                (false, true, Distances::ForTwin) => Stored::ThreatForTwin { stands: false },
+                (false, true, _) => Stored::Threat { stands: false, value_stands: false },
             };
-            HowStored::put(out, i - c * CHUNK, how);
+            // Under move limits a one-ply value may miss the position's own
+            // (a draw's distance is "don't care"): judged from the values
+            // its moves lead to.
+            let judged = limits
+                && match how {
+                    Stored::Threat { .. } | Stored::ThreatForTwin { .. } => true,
+                    Stored::FromTwin { .. } => solved.values[i] & 7 != 0,
+                    Stored::Plain | Stored::Capture => false,
+                };
+            if !judged {
+                HowStored::put(out, i - c * CHUNK, how);
+                continue;
+            }
+            if let Stored::FromTwin { .. } = how {
+                // Only a settled threat's moves are generated above.
+                generate(&pos, variant, Routes::Merge, &mut moves);
+            }
+            let full = pending.locate(i - c * CHUNK, how, &pos, &moves, |after| {
+                let after = white_to_move(after);
+                let m = Material::of(&after);
+                let (index, values) = lookup(m)
+                    .ok_or_else(|| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
+                Ok((values, index.index_unchecked(&after)))
+            })?;
+            if full {
+                pending.judge(&solved.values[c * CHUNK..], out);
+            }
         }
-        threats.judge(&solved.values[c * CHUNK..], out);
+        pending.judge(&solved.values[c * CHUNK..], out);
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(HowStored(stored))
 }
 
-/// Settled threats whose one-ply values wait to be judged, and where their
-/// moves lead, located (and the lines asked for) ahead: a threat's moves
-/// lead all over its slice and the slices beside it, and reading each
+/// Positions whose one-ply values wait to be judged (settled threats, and
+/// the quiet positions whose distance comes from the twin), and where
+/// their moves lead, located (and the lines asked for) ahead: the moves
+/// lead all over the slice and the slices beside it, and reading each
 /// successor as it is found waited on memory for most of the writing
 /// (two thirds of it for a 7-piece slice of kings).
 #[derive(Default)]
-struct LocatedThreats<'a> {
-    /// Each threat's position within the chunk, and its successors' end.
-    threats: Vec<(usize, usize)>,
+struct Pending<'a> {
+    /// Each position's place within the chunk, how it is stored so far,
+    /// and its successors' end.
+    positions: Vec<(usize, Stored, usize)>,
     /// The values and index of each successor, and whether its move converts.
     successors: Vec<(Values<'a>, u64, bool)>,
 }
 
-impl<'a> LocatedThreats<'a> {
+impl<'a> Pending<'a> {
     /// Successors located before they are read: enough to keep the lines of
     /// the first in cache until then, and the memory busy meanwhile.
     const BATCH: usize = 256;
 
-    /// Locates the successors of the threat `pos` (at `at` of the chunk)
-    /// and asks for their lines; whether the batch is full.
+    /// Locates the successors of `pos` (at `at` of the chunk, stored `how`
+    /// until judged) and asks for their lines; whether the batch is full.
     fn locate(
         &mut self,
         at: usize,
+        how: Stored,
         pos: &Position,
         moves: &[Move],
         mut successor: impl FnMut(&Position) -> Result<(Values<'a>, u64)>,
@@ -244,24 +285,29 @@ impl<'a> LocatedThreats<'a> {
             values.prefetch(index);
             self.successors.push((values, index, m.converts()));
         }
-        self.threats.push((at, self.successors.len()));
+        self.positions.push((at, how, self.successors.len()));
         Ok(self.successors.len() >= Self::BATCH)
     }
 
-    /// Stores how each threat is stored, given its own `values` (those of
-    /// the chunk, from its first position), and empties the batch.
+    /// Stores how each position is stored, given its own `values` (those
+    /// of the chunk, from its first position), and empties the batch.
     fn judge(&mut self, values: &[u16], out: &mut [u8]) {
         let mut from = 0;
-        for &(at, to) in &self.threats {
+        for &(at, how, to) in &self.positions {
             let successors = self.successors[from..to].iter().map(|&(v, i, converts)| Ok::<_, Infallible>((v.at(i), converts)));
             let Ok(one_ply) = best_one_ply_back(successors);
             let own = unpacked(values[at]);
             let stands = one_ply.wdl != own.wdl;
             let value_stands = one_ply != own && own.wdl != Wdl::Draw;
-            HowStored::put(out, at, Stored::Threat { stands, value_stands });
+            let how = match how {
+                Stored::ThreatForTwin { .. } => Stored::ThreatForTwin { stands },
+                Stored::FromTwin { .. } => Stored::FromTwin { value_stands },
+                _ => Stored::Threat { stands, value_stands },
+            };
+            HowStored::put(out, at, how);
             from = to;
         }
-        self.threats.clear();
+        self.positions.clear();
         self.successors.clear();
     }
 }
@@ -279,6 +325,7 @@ pub fn write_slice(
     path: impl Fn(Kind) -> PathBuf,
     slice: TableSlice,
     rules: &RulesId,
+    distances: Distances,
     values: &[u16],
     stored: &impl Ways,
     orders: &[EntryOrder],
@@ -328,6 +375,7 @@ pub fn write_slice(
             stored_entries_checksum: 0,
             code_table_len: 0,
             code_table_checksum: 0,
+            distances: if kind == Kind::Distance { distances } else { Distances::Own },
         };
         bytes[i] = write_file(&path(kind), &header, &list, &file.table, &file.blocks)?;
     }
@@ -543,6 +591,8 @@ fn kept(stored: Stored, packed: u16) -> [bool; 2] {
         Stored::Plain => [true, packed & 7 != 0],
         Stored::Capture => [false, false],
         Stored::Threat { stands, value_stands } => [stands, value_stands],
+        Stored::ThreatForTwin { stands } => [stands, packed & 7 != 0],
+        Stored::FromTwin { value_stands } => [true, value_stands],
     }
 }
 
@@ -576,13 +626,14 @@ fn stored_entries(values: &[u16], stored: &impl Ways, layout: EntryLayout, slots
         let packed = values[i];
         let how = stored.get(i);
         let [result, distance] = kept(how, packed);
-        if let Stored::Threat { .. } = how {
-            if result {
-                stored_results.push(i as u64);
-            }
-            if distance {
-                stored_distances.push(i as u64);
-            }
+        // What the reader would otherwise resolve is listed.
+        match how {
+            Stored::Threat { .. } | Stored::ThreatForTwin { .. } if result => stored_results.push(i as u64),
+            _ => {}
+        }
+        match how {
+            Stored::Threat { .. } | Stored::FromTwin { .. } if distance => stored_distances.push(i as u64),
+            _ => {}
         }
         if result {
             last.code = (packed & 7) as u8;
@@ -659,6 +710,8 @@ mod tests {
         let ways: Vec<Stored> = [Stored::Plain, Stored::Capture]
             .into_iter()
             .chain([false, true].into_iter().flat_map(|s| [false, true].map(|v| Stored::Threat { stands: s, value_stands: v })))
+            .chain([false, true].map(|stands| Stored::ThreatForTwin { stands }))
+            .chain([false, true].map(|value_stands| Stored::FromTwin { value_stands }))
             .collect();
         assert_eq!(ways.iter().map(|w| w.code()).collect::<std::collections::BTreeSet<_>>().len(), ways.len());
         let all: Vec<Stored> = ways.iter().flat_map(|&a| ways.iter().map(move |&b| [a, b])).flatten().collect();

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use damka::game::Game;
-use damka::format::{Kind, HEADER_LEN};
+use damka::format::{Distances, Kind, HEADER_LEN};
 use damka::movegen::{has_capture, is_threatened};
 use damka::resolve::{is_settled_threat, threat_result, threat_value, white_to_move};
 use damka::{
@@ -85,6 +85,15 @@ fn probes_return_the_stored_values_under_the_russian_draw_rules() {
     check_against_stored_values(Variant::Russian, "russian");
 }
 
+/// Tables of every Russian slice up to 4 pieces under the Russian rules
+/// (the first piece count with settled threats of both kinds), and the
+/// solver's values of the same slices in memory.
+fn russian_four_pieces(name: &str) -> (support::TempDir, damka_generator::solver::Known) {
+    let tables = support::generate_with_rules(name, Variant::Russian, 4, "russian");
+    let rules = Arc::new(RuleSet::preset("russian").expect("a preset"));
+    (tables, solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4))
+}
+
 /// Settled threats (docs/FORMAT.md, "Don't-care entries") probe to the
 /// solver's values, result and distance: resolved through their moves
 /// (and those of the settled threats the moves lead to), or read where
@@ -92,12 +101,10 @@ fn probes_return_the_stored_values_under_the_russian_draw_rules() {
 /// with both kinds under the Russian rules.
 #[test]
 fn settled_threats_probe_to_the_values_the_solver_found() {
-    let tables = support::generate_with_rules("probe-threats", Variant::Russian, 4, "russian");
+    let (tables, known) = russian_four_pieces("probe-threats");
     let tb = open(tables.path(), 1 << 22);
     // Without a cache there is no memo either: every probe resolves anew.
     let bare = open(tables.path(), 0);
-    let rules = Arc::new(RuleSet::preset("russian").expect("a preset"));
-    let known = solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4);
     let value_of = |pos: &Position| {
         let pos = white_to_move(pos);
         known[&Material::of(&pos)].value(&pos)
@@ -136,6 +143,55 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
     // Two plies deep: a move leads to another settled threat.
     assert!(deep > 10_000, "{deep} settled threats two plies deep");
     assert!(distance_stored >= stored, "{distance_stored} with their distance stored, {stored} with their result");
+}
+
+/// The distances of one slice of each pair come from its twin
+/// (docs/FORMAT.md, "Distances from the twin"): each position of those
+/// slices probes to the value the solver found, through the twin's stored
+/// distances or its own listed one; a twin whose file does not store them
+/// is refused by name, and never sends the probe round in circles.
+#[test]
+fn distances_from_the_twin_probe_to_the_values_the_solver_found() {
+    let (tables, known) = russian_four_pieces("probe-twin");
+    let tb = open(tables.path(), 1 << 22);
+    let bare = open(tables.path(), 0);
+    let dtc = |m: Material| damka::format::read_header(&tb.table_path(m, Kind::Distance)).unwrap();
+    let (mut from_twin, mut listed, mut derived, mut example) = (0, 0, 0, None);
+    for material in tb.materials() {
+        let header = dtc(material);
+        if header.distances != Distances::FromTwin {
+            continue;
+        }
+        assert_eq!(dtc(material.swap()).distances, Distances::ForTwin, "{material}");
+        from_twin += 1;
+        listed += header.stored_entries;
+        for (i, pos) in positions(material).filter(|p| !has_capture(p, Variant::Russian)).enumerate() {
+            let value = known[&material].value(&pos);
+            if value.wdl != Wdl::Draw {
+                derived += 1;
+                example.get_or_insert((material, pos, value));
+            }
+            assert_eq!(tb.probe_value(&pos).unwrap(), value, "{}", fen::write(&pos, Variant::Russian));
+            // Without a cache each probe reads every block anew: a sample.
+            if i % 16 == 0 {
+                assert_eq!(bare.probe_value(&pos.flip()).unwrap(), value, "{}", fen::write(&pos.flip(), Variant::Russian));
+            }
+        }
+    }
+    assert!(from_twin >= 8 && derived > 100_000 && listed > 100, "{from_twin} slices, {derived} distances, {listed} listed");
+
+    // Make the twin's file claim the distances for itself.
+    let (material, pos, value) = example.expect("a won or lost position");
+    let twin = tb.table_path(material.swap(), Kind::Distance);
+    let mut bytes = std::fs::read(&twin).unwrap();
+    bytes[140] = 0;
+    let sum = damka::format::content_hash(&bytes[..HEADER_LEN - 8]);
+    bytes[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&twin, &bytes).unwrap();
+    let tb = open(tables.path(), 1 << 20);
+    assert_eq!(tb.probe_wdl(&pos).unwrap(), value.wdl, "results need no distance");
+    let err = tb.probe_value(&pos).unwrap_err().to_string();
+    assert!(err.contains(&format!("russian-{material}.dtc")) && err.contains("twin"), "{err}");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use damka::format::{encode_blocks, file_bytes, Header, Kind, TableFile};
+use damka::format::{encode_blocks, file_bytes, Distances, Header, Kind, TableFile};
 use damka::layout::EntryOrder;
 use damka::movegen::has_capture;
 use damka::resolve::is_settled_threat;
@@ -129,13 +129,19 @@ fn rewrite(dir: &Path, material: &str, order: Option<EntryOrder>, change: impl F
     let (wdl, dtc) = (file(Kind::Wdl), file(Kind::Distance));
     let header = wdl.header().clone();
     let capture = captures(material);
-    let how = |i: usize| match (capture[i], stored[i]) {
-        (true, _) => Stored::Capture,
-        (false, true) => Stored::Plain,
-        (false, false) => Stored::Threat { stands: wdl.entry_is_stored(i as u64), value_stands: dtc.entry_is_stored(i as u64) },
+    let distances = dtc.header().distances;
+    // A slice that takes its distances from its twin lists every one it
+    // keeps here: a changed distance stays in the file.
+    let how = |i: usize| match (capture[i], stored[i], distances) {
+        (true, ..) => Stored::Capture,
+        (false, true, Distances::FromTwin) => Stored::FromTwin { value_stands: true },
+        (false, true, _) => Stored::Plain,
+        (false, false, Distances::ForTwin) => Stored::ThreatForTwin { stands: wdl.entry_is_stored(i as u64) },
+        (false, false, _) => Stored::Threat { stands: wdl.entry_is_stored(i as u64), value_stands: dtc.entry_is_stored(i as u64) },
     };
     let rules = RulesId { name: header.rules_name, hash: header.rules_hash };
-    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, &values, &how, &[order.unwrap_or(header.order)]).expect("written");
+    let order = [order.unwrap_or(header.order)];
+    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, distances, &values, &how, &order).expect("written");
 }
 
 #[test]

@@ -29,8 +29,9 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// ([`crate::layout`]). 7: settled threats may lie two plies deep
 /// ([`crate::resolve::THREAT_DEPTH`]). 8: result blocks are run coded
 /// with a table of code words a file ([`crate::runs`]), and the block
-/// index holds 8 bytes a block.
-pub const FORMAT_VERSION: u16 = 8;
+/// index holds 8 bytes a block. 9: the `.dtc` file of one slice of a
+/// colour-swapped pair may take its distances from its twin ([`Distances`]).
+pub const FORMAT_VERSION: u16 = 9;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 152;
@@ -152,6 +153,41 @@ impl TableSlice {
     }
 }
 
+/// Where a `.dtc` file's distances come from (header byte 140). A slice
+/// and its twin (the same material with the other side to move) answer
+/// each other's quiet moves, so the distances of one side follow from the
+/// other's, one ply on: storing them for one side only halves what
+/// distances cost (docs/FORMAT.md, "Distances from the twin").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Distances {
+    /// Stored for every quiet position, but a settled threat's, which
+    /// comes from its moves unless the file lists it. Every `.wdl` file,
+    /// and the `.dtc` file of a slice that is its own twin.
+    Own,
+    /// Stored only for the positions the file lists; every other quiet
+    /// position's comes from its moves, one ply back: they lead to the
+    /// twin (which is [`Distances::ForTwin`]), to captures and to
+    /// promotions.
+    FromTwin,
+    /// Stored for every quiet position, settled threats included, so that
+    /// the twin's one ply stops here.
+    ForTwin,
+}
+
+impl Distances {
+    fn id(self) -> u8 {
+        match self {
+            Distances::Own => 0,
+            Distances::FromTwin => 1,
+            Distances::ForTwin => 2,
+        }
+    }
+
+    fn from_id(id: u8) -> Option<Distances> {
+        [Distances::Own, Distances::FromTwin, Distances::ForTwin].into_iter().find(|d| d.id() == id)
+    }
+}
+
 /// The header of a table file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -183,6 +219,8 @@ pub struct Header {
     /// list of stored entries, zstd compressed; `.dtc`: none).
     pub code_table_len: u32,
     pub code_table_checksum: u64,
+    /// Where the distances come from (`.wdl`: always [`Distances::Own`]).
+    pub distances: Distances,
 }
 
 /// Why a table file cannot be read, or a header not written.
@@ -271,6 +309,7 @@ impl Header {
         b[120..128].copy_from_slice(&self.stored_entries_checksum.to_le_bytes());
         b[128..132].copy_from_slice(&self.code_table_len.to_le_bytes());
         b[132..140].copy_from_slice(&self.code_table_checksum.to_le_bytes());
+        b[140] = self.distances.id();
         let sum = hash(&b[..HEADER_LEN - 8]);
         b[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
         Ok(b)
@@ -357,7 +396,11 @@ impl Header {
             stored_entries_checksum: u64_at(120),
             code_table_len: u32_at(128),
             code_table_checksum: u64_at(132),
+            distances: Distances::from_id(b[140]).ok_or(FormatError::BadHeader("unknown source of distances"))?,
         };
+        if header.kind == Kind::Wdl && header.distances != Distances::Own {
+            return Err(FormatError::BadHeader("a result file that takes distances from its twin"));
+        }
         if header.kind == Kind::Wdl && code_planes(header.block_positions).is_none() {
             return Err(FormatError::BadHeader("result blocks of other than three times a power of two positions"));
         }

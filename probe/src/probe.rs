@@ -30,7 +30,7 @@ use crate::resolve;
 use crate::cache::{BlockCache, CacheStats, ProbeScope};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
-use crate::format::{packed_code, read_header, FormatError, Kind, TableFile, TableSlice};
+use crate::format::{packed_code, read_header, Distances, FormatError, Kind, TableFile, TableSlice};
 use crate::index::{IndexParts, SliceIndex};
 use crate::layout::EntryLayout;
 use crate::material::Material;
@@ -584,12 +584,17 @@ impl Tablebase {
             Located::Entry { slice, at } => {
                 let wdl = match self.resolve::<A>(pos, slice, at, true)? {
                     Resolved::Capture(v) | Resolved::ThreatValue(v) => return Ok(v),
-                    // Not given when the value is asked (`ThreatValue` is).
+                    // Its distance stored: given when the value is asked
+                    // only where the twin's distances come from this slice.
                     Resolved::Threat(wdl) => wdl,
                     Resolved::Stored => self.code::<A>(slice, at)?,
                 };
                 if wdl == Wdl::Draw {
                     return Ok(Value::DRAW);
+                }
+                let dtc = A::table(self, slice, Kind::Distance)?;
+                if dtc.file.header().distances == Distances::FromTwin && !dtc.file.entry_is_stored(at.index) {
+                    return Ok(Value::new(wdl, self.from_twin::<A>(pos)?));
                 }
                 Ok(Value::new(wdl, self.entry::<A>(slice, Kind::Distance, at)?))
             }
@@ -599,8 +604,9 @@ impl Tablebase {
     /// How the position at `index` of `slice` is answered: a capture
     /// position from the results its captures lead to, a settled threat
     /// from its moves' results, or for the `value` their values (unless
-    /// its `.wdl` file lists its result as stored), any other position
-    /// from its entries.
+    /// its `.wdl` file lists its result as stored, or its `.dtc` file
+    /// stores its distance for the twin), any other position from its
+    /// entries.
     fn resolve<A: Access>(&self, pos: &Position, slice: usize, at: IndexParts, value: bool) -> Result<Resolved, A::Error> {
         let index = at.index;
         // Most quiet positions face no threat and are stored: that test
@@ -608,6 +614,8 @@ impl Tablebase {
         if !has_capture(pos, self.variant) && !is_threatened(pos, self.variant) {
             return Ok(Resolved::Stored);
         }
+        // A threat's distance stored for the twin: its result is enough.
+        let value = value && A::table(self, slice, Kind::Distance)?.file.header().distances != Distances::ForTwin;
         match self.memo.get(slice, index) {
             Some((memo::Kind::Stored, _)) => return Ok(Resolved::Stored),
             Some((memo::Kind::Capture, v)) => return Ok(Resolved::Capture(v)),
@@ -645,6 +653,21 @@ impl Tablebase {
         let wdl = resolve::threat_result(pos, &moves, wdl_after)?;
         self.memo.put(slice, index, memo::Kind::ThreatResult, Value::new(wdl, 0));
         Ok(Resolved::Threat(wdl))
+    }
+
+    /// The distance of `pos`, a quiet position of a slice whose distances
+    /// come from its twin and which its `.dtc` file does not list: that of
+    /// the best of its moves' values one ply back. Its quiet moves lead to
+    /// the twin, which stores every quiet position's distance; a
+    /// promotion's value needs only the result.
+    fn from_twin<A: Access>(&self, pos: &Position) -> Result<u16, A::Error> {
+        let moves = legal_moves(pos, self.variant);
+        let best = resolve::best_one_ply_back(moves.iter().map(|m| {
+            let after = pos.play(m);
+            let value = if m.converts() { Value::new(self.wdl::<A>(&after)?, 0) } else { self.value::<A>(&after)? };
+            Ok::<_, A::Error>((value, m.converts()))
+        }))?;
+        Ok(best.plies.0)
     }
 
     /// The stored result code of a quiet position.
@@ -836,6 +859,18 @@ impl Tablebase {
         }
         if h.positions != slice.index.size() {
             return bad("position count does not match the slice");
+        }
+        if h.distances == Distances::FromTwin {
+            // Else the twin's settled threats would resolve through this
+            // slice's distances and this slice's through the twin's, with
+            // no end.
+            let twin = self.table_path(slice.material.swap(), kind);
+            match read_header(&twin) {
+                Ok(t) if t.distances == Distances::ForTwin => {}
+                Ok(_) => return bad("takes distances from a twin that does not store them for it"),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(self.missing(slice.material.swap(), kind)),
+                Err(e) => return Err(ProbeError::io(&twin, e)),
+            }
         }
         let block_positions = h.block_positions as u64;
         let block_shift = block_positions.is_power_of_two().then(|| block_positions.trailing_zeros());

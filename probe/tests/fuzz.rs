@@ -5,7 +5,7 @@
 //! name it gives, or refused if a table cannot hold them.
 
 use damka::format::{
-    content_hash, encode_blocks, encode_stored_entries, file_bytes, Counts, FormatError, Header, Kind, TableFile, TableSlice,
+    content_hash, encode_blocks, encode_stored_entries, file_bytes, Counts, Distances, FormatError, Header, Kind, TableFile, TableSlice,
     BLOCK_ENTRY_LEN, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
 use damka::layout::EntryOrder;
@@ -238,6 +238,7 @@ fn with_list(kind: Kind, positions: u64, block_positions: u32, blocks: u32, list
         stored_entries_checksum: content_hash(list),
         code_table_len: 0,
         code_table_checksum: content_hash(&[]),
+        distances: Distances::Own,
     }
 }
 
@@ -281,8 +282,9 @@ fn table(kind: Kind, seed: u64) -> (Vec<u8>, Vec<u8>) {
 /// rule loss in 0 plies, version 2 stored every position and result codes
 /// in `.dtc` files, version 3 every settled threat's result, version 4
 /// every settled threat's distance, versions 5-7 settled threats one ply
-/// deep, or zstd over result codes three to a byte) is refused by name,
-/// not read with today's meaning.
+/// deep, or zstd over result codes three to a byte, versions 1-8 every
+/// slice's own distances) is refused by name, not read with today's
+/// meaning.
 #[test]
 fn a_table_of_another_format_version_is_refused() {
     let mut bytes = header(Kind::Wdl, 96, 96, 1).encode().expect("a name that fits").to_vec();
@@ -294,10 +296,20 @@ fn a_table_of_another_format_version_is_refused() {
         err.to_string(),
         format!("format version 1 (this reader knows {FORMAT_VERSION}): rebuild the tables with `damka generate`")
     );
-    for old in [2u16, 3, 4, 5, 6, 7] {
+    for old in [2u16, 3, 4, 5, 6, 7, 8] {
         bytes[8..10].copy_from_slice(&old.to_le_bytes());
         assert_eq!(Header::decode(&bytes).unwrap_err(), FormatError::Version(old));
     }
+}
+
+/// `header` read back with byte `at` set to `value` (and the checksum made
+/// to fit, so that the byte itself is what is read).
+fn with_byte(header: &Header, at: usize, value: u8) -> Result<Header, FormatError> {
+    let mut bytes = header.encode().expect("a name that fits").to_vec();
+    bytes[at] = value;
+    let sum = content_hash(&bytes[..HEADER_LEN - 8]);
+    bytes[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
+    Header::decode(&bytes)
 }
 
 /// Byte 15 names one of the six entry orders; any other value, or another
@@ -305,13 +317,7 @@ fn a_table_of_another_format_version_is_refused() {
 /// checksum, so that the order itself is what is read).
 #[test]
 fn an_unknown_entry_order_is_refused() {
-    let with_order = |header: &Header, order: u8| {
-        let mut bytes = header.encode().expect("a name that fits").to_vec();
-        bytes[15] = order;
-        let sum = content_hash(&bytes[..HEADER_LEN - 8]);
-        bytes[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
-        Header::decode(&bytes)
-    };
+    let with_order = |header: &Header, order: u8| with_byte(header, 15, order);
     let draughts = header(Kind::Wdl, 96, 96, 1);
     for order in EntryOrder::all() {
         assert_eq!(with_order(&draughts, order.id()).map(|h| h.order), Ok(order));
@@ -323,6 +329,26 @@ fn an_unknown_entry_order_is_refused() {
     let cheskers = Header { slice: TableSlice::Cheskers(cheskers_material), ..draughts };
     assert_eq!(with_order(&cheskers, 0).map(|h| h.order), Ok(EntryOrder::INDEX));
     assert_eq!(with_order(&cheskers, 1), Err(FormatError::BadHeader("Cheskers entries are stored in index order")));
+}
+
+/// Byte 140 says where a `.dtc` file's distances come from (its own, from
+/// the twin, for the twin); any other value is refused, and so is a `.wdl`
+/// file that claims to take distances from anywhere.
+#[test]
+fn an_unknown_source_of_distances_is_refused() {
+    let with_source = |header: &Header, source: u8| with_byte(header, 140, source).map(|h| h.distances);
+    let dtc = header(Kind::Distance, 96, 96, 1);
+    for (id, source) in [(0, Distances::Own), (1, Distances::FromTwin), (2, Distances::ForTwin)] {
+        assert_eq!(with_source(&dtc, id), Ok(source));
+    }
+    for bad in [3u8, 128, 255] {
+        assert_eq!(with_source(&dtc, bad), Err(FormatError::BadHeader("unknown source of distances")));
+    }
+    let wdl = header(Kind::Wdl, 96, 96, 1);
+    assert_eq!(with_source(&wdl, 0), Ok(Distances::Own));
+    for id in [1, 2] {
+        assert_eq!(with_source(&wdl, id), Err(FormatError::BadHeader("a result file that takes distances from its twin")));
+    }
 }
 
 /// The header holds a rule set name of up to 16 bytes whole; a longer one
