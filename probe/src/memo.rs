@@ -19,14 +19,17 @@ const VALUE_SHIFT: u32 = INDEX_BITS + SLICE_BITS;
 const KIND_SHIFT: u32 = VALUE_SHIFT + 16;
 
 /// What a memo entry holds: the value of a capture position, the result
-/// or the whole value of a settled threat, or that a threatened position
-/// is answered by its stored entries (its value is then no answer).
+/// or the whole value of a settled threat, that a threatened position
+/// is answered by its stored entries (its value is then no answer), or
+/// the value of a quiet position whose distance comes from the twin
+/// (docs/FORMAT.md), found through its moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Capture = 1,
     ThreatResult = 2,
     ThreatValue = 3,
     Stored = 4,
+    FromTwin = 5,
 }
 
 pub(crate) struct Memo {
@@ -63,6 +66,7 @@ impl Memo {
             2 => Kind::ThreatResult,
             3 => Kind::ThreatValue,
             4 => Kind::Stored,
+            5 => Kind::FromTwin,
             _ => return None,
         };
         Some((kind, Value::unpack((w >> VALUE_SHIFT) as u16)?))
@@ -95,6 +99,8 @@ mod tests {
         let win = Value::new(Wdl::Win, 1);
         memo.put(7, (1 << INDEX_BITS) - 1, Kind::Capture, win);
         assert_eq!(memo.get(7, (1 << INDEX_BITS) - 1), Some((Kind::Capture, win)));
+        memo.put(9, 12, Kind::FromTwin, far);
+        assert_eq!(memo.get(9, 12), Some((Kind::FromTwin, far)));
         memo.put(9, 12, Kind::Stored, Value::DRAW);
         assert_eq!(memo.get(9, 12), Some((Kind::Stored, Value::DRAW)));
         // An empty word is no entry, even for key 0.

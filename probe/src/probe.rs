@@ -594,7 +594,12 @@ impl Tablebase {
                 }
                 let dtc = A::table(self, slice, Kind::Distance)?;
                 if dtc.file.header().distances == Distances::FromTwin && !dtc.file.entry_is_stored(at.index) {
-                    return Ok(Value::new(wdl, self.from_twin::<A>(pos)?));
+                    if let Some((memo::Kind::FromTwin, v)) = self.memo.get(slice, at.index) {
+                        return Ok(v);
+                    }
+                    let v = Value::new(wdl, self.from_twin::<A>(pos)?);
+                    self.memo.put(slice, at.index, memo::Kind::FromTwin, v);
+                    return Ok(v);
                 }
                 Ok(Value::new(wdl, self.entry::<A>(slice, Kind::Distance, at)?))
             }
@@ -617,7 +622,7 @@ impl Tablebase {
         // A threat's distance stored for the twin: its result is enough.
         let value = value && A::table(self, slice, Kind::Distance)?.file.header().distances != Distances::ForTwin;
         match self.memo.get(slice, index) {
-            Some((memo::Kind::Stored, _)) => return Ok(Resolved::Stored),
+            Some((memo::Kind::Stored | memo::Kind::FromTwin, _)) => return Ok(Resolved::Stored),
             Some((memo::Kind::Capture, v)) => return Ok(Resolved::Capture(v)),
             Some((memo::Kind::ThreatValue, v)) if value => return Ok(Resolved::ThreatValue(v)),
             Some((_, v)) if !value => return Ok(Resolved::Threat(v.wdl)),
