@@ -24,8 +24,10 @@ const SYMBOLS: usize = CODES * BUCKETS;
 pub const TABLE_LEN: usize = CONTEXTS * SYMBOLS;
 /// The longest code word.
 const MAX_WORD: u32 = 15;
-/// Code words this long or shorter decode by one table lookup.
-const LOOKUP_BITS: u32 = 10;
+/// Code words this long or shorter decode by one table lookup: 6 KiB of
+/// lookup a file (10 bits took 24 KiB, which a probe reading several files
+/// pulls through the CPU caches, and decoded no faster).
+const LOOKUP_BITS: u32 = 8;
 
 /// A run: `len << 3 | code`, as the writer keeps many of them.
 pub type Run = u32;
