@@ -351,13 +351,10 @@ impl Decoder {
             if end > entries || code as usize == context {
                 return None;
             }
-            if end - at <= SHORT {
-                codes[at..at + SHORT / 2].fill(code);
-                if end - at > SHORT / 2 {
-                    codes[at + SHORT / 2..at + SHORT].fill(code);
-                }
-            } else {
-                codes[at..end].fill(code);
+            // Always the first SHORT: no branch on the length to mispredict.
+            codes[at..at + SHORT].fill(code);
+            if end - at > SHORT {
+                codes[at + SHORT..end].fill(code);
             }
             at = end;
             context = code as usize;
