@@ -544,7 +544,12 @@ impl Tablebase {
     /// to the next conversion (capture or promotion) with best play, from
     /// the `.wdl` and `.dtc` tables (captures resolved as in
     /// [`Tablebase::probe_wdl`]). This is the stored value: for fresh
-    /// move-limit counters under [`Tablebase::rules`].
+    /// move-limit counters under [`Tablebase::rules`]. Of a slice and its
+    /// twin (the other side to move) one takes its distances from the
+    /// other (docs/FORMAT.md): there a won or lost quiet position's
+    /// distance comes from a search of its moves, about a microsecond with
+    /// their blocks cached, so engines probe results in search and values
+    /// at the root.
     pub fn probe_value(&self, pos: &Position) -> Result<Value, ProbeError> {
         let _probe = ProbeScope::enter();
         self.value::<Load>(pos)
