@@ -192,6 +192,11 @@ fn distances_from_the_twin_probe_to_the_values_the_solver_found() {
     assert_eq!(tb.probe_wdl(&pos).unwrap(), value.wdl, "results need no distance");
     let err = tb.probe_value(&pos).unwrap_err().to_string();
     assert!(err.contains(&format!("russian-{material}.dtc")) && err.contains("twin"), "{err}");
+    // Reading the slice back (verify, stats) refuses it the same way.
+    let slice = material.to_string();
+    let out = support::damka(&["verify", "--dir", tables.path().to_str().unwrap(), "--slice", &slice]);
+    let said = support::text(&out.stdout) + &support::text(&out.stderr);
+    assert!(!out.status.success() && said.contains(&format!("russian-{material}.dtc")) && said.contains("twin"), "{said}");
 }
 
 #[test]
