@@ -149,7 +149,8 @@ int damka_probe_value(const damka_tablebase *tb, uint32_t white, uint32_t black,
  * smaller slices a capture position's captures lead to included) is in the
  * cache already and its table file open. Otherwise they return
  * DAMKA_NOT_IN_CACHE at once and leave the result alone; a search can go on
- * without the answer (an ordinary probe of the position loads the blocks).
+ * without the answer (an ordinary probe of the position reads the blocks,
+ * after which these answer).
  */
 int damka_probe_wdl_cached(const damka_tablebase *tb, uint32_t white, uint32_t black, uint32_t kings,
                            int side_to_move, int *wdl);

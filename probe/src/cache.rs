@@ -27,10 +27,18 @@
 //!   CLOCK rule). The "read" mark is one byte per index way, written only
 //!   while unset, so hot blocks cost no writes.
 //! - Hits and misses are counted per thread ([`Tally`]).
-//! - A block the cache cannot keep (a budget of 0, or too small) stays with
-//!   the probe that read it until the probe ends ([`ProbeScope`]): one
-//!   probe that resolves captures and threats reads the same blocks many
-//!   times, and so decompresses each once.
+//! - A result block comes in on its second request, not its first: the
+//!   first reads its entry in place from the compressed block (a run
+//!   decoder walks the runs up to it, a third of decompressing it whole)
+//!   and notes its key; a probe that needs it again, or a conditional
+//!   probe's miss followed by an ordinary probe, brings it in. Most blocks
+//!   a new position's probe reads are read once, and then cost neither a
+//!   whole decompression nor the eviction of blocks read again.
+//! - A block the cache cannot keep (a budget of 0, or too small) is read
+//!   in place the first time a probe asks for it, and the second time
+//!   decompressed and kept by the probe until it ends ([`ProbeScope`]):
+//!   one probe that resolves captures and threats reads the same blocks
+//!   many times, and so decompresses each once at most.
 //!
 //! A miss decompresses the block with no lock held, so other threads keep
 //! probing meanwhile; two threads that miss the same block at once both
@@ -71,6 +79,9 @@ const SECOND_CHANCE_SHARE: usize = 2;
 /// Sets of the first index (a thousand ways): a few blocks need no more.
 const FIRST_SETS: usize = 1 << 8;
 
+/// Keys of blocks read once that a cache remembers at most.
+const READ_ONCE: usize = 1 << 12;
+
 /// Blocks a probe keeps for itself at most, when the cache keeps none.
 const PROBE_BLOCKS: usize = 64;
 
@@ -80,6 +91,7 @@ const PROBE_BLOCKS: usize = 64;
 struct ProbeBlocks {
     depth: u32,
     blocks: Vec<(usize, u64, Box<[u8]>)>,
+    read_in_place: Vec<(usize, u64)>,
 }
 
 thread_local! {
@@ -103,9 +115,18 @@ impl Drop for ProbeScope {
             p.depth -= 1;
             if p.depth == 0 {
                 p.blocks.clear();
+                p.read_in_place.clear();
             }
         });
     }
+}
+
+/// An entry read as the block holds it, or in place (whatever the
+/// reader of the compressed block gives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Read {
+    FromBlock(u16),
+    InPlace(u16),
 }
 
 /// Counters of a [`crate::Tablebase`]'s block cache.
@@ -220,6 +241,10 @@ pub(crate) struct BlockCache {
     level: AtomicUsize,
     writer: Mutex<Writer>,
     counts: Tally<2>,
+    /// Keys of blocks lately read in place, by a hash of the key: a block
+    /// comes into the cache on its second miss, so that blocks read once
+    /// cost neither decompressing them whole nor pushing others out.
+    read_once: Box<[AtomicU64]>,
 }
 
 impl BlockCache {
@@ -230,7 +255,11 @@ impl BlockCache {
         // than twice the largest.
         let levels = if sets == 0 { 0 } else { (sets / FIRST_SETS.min(sets)).trailing_zeros() as usize + 1 };
         let index_bytes = |level: usize| (sets >> (levels - 1 - level)) * WAYS * WAY_BYTES;
-        let ring_words = (budget - (0..levels).map(index_bytes).sum::<usize>()) / 8;
+        // A key read once for every 4 KiB of the budget (a block or so),
+        // 32 KiB at most: a block read again within a few hundred probes
+        // comes in.
+        let read_once = floor_pow2(budget >> 12).min(READ_ONCE);
+        let ring_words = budget.saturating_sub((0..levels).map(index_bytes).sum::<usize>() + read_once * 8) / 8;
         // Chunks of a power of two words, so a place splits by shifts, and
         // at least four, so that reusing one drops a quarter of the cache
         // at most (a small budget caches only blocks that fit a chunk).
@@ -251,6 +280,7 @@ impl BlockCache {
             level: AtomicUsize::new(0),
             writer: Mutex::new(Writer { chunk: 0, fill: 0, fills: vec![0; chunks], blocks: vec![0; chunks], live: 0, inserted: 0 }),
             counts: Tally::new(),
+            read_once: (0..if chunks == 0 { 0 } else { read_once }).map(|_| AtomicU64::new(EMPTY)).collect(),
         }
     }
 
@@ -361,6 +391,75 @@ impl BlockCache {
         Ok(entry)
     }
 
+    /// Like [`BlockCache::entry`], for a block of `bytes` when
+    /// decompressed whose entries can also be read one at a time from the
+    /// compressed block: if the cache cannot keep such a block,
+    /// `read_in_place` reads the entry (a fraction of decompressing the
+    /// block whole, which a cache that keeps nothing would do again on the
+    /// next probe).
+    #[inline]
+    pub(crate) fn entry_or_in_place<E>(
+        &self,
+        key: u64,
+        (at, width, bytes): (usize, usize, usize),
+        load: impl FnOnce() -> Result<Box<[u8]>, E>,
+        read_in_place: impl FnOnce() -> Result<u16, E>,
+    ) -> Result<Read, E> {
+        if self.keeps(bytes) {
+            if let Some(entry) = self.lookup(key, at, width) {
+                self.counts.add(HITS);
+                return Ok(Read::FromBlock(entry));
+            }
+            // Read in place the first time; kept the next.
+            if !self.first_request(key) {
+                return self.entry(key, at, width, load).map(Read::FromBlock);
+            }
+            self.counts.add(MISSES);
+            return read_in_place().map(Read::InPlace);
+        }
+        // A cache that keeps nothing: the first read of a block in a probe
+        // is made in place, a second decompresses it for the rest of the
+        // probe.
+        let owner = self as *const BlockCache as usize;
+        let first = PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
+            let seen = p.read_in_place.contains(&(owner, key));
+            if !seen && p.depth > 0 {
+                p.read_in_place.push((owner, key));
+            }
+            !seen
+        });
+        if !first {
+            return self.entry(key, at, width, load).map(Read::FromBlock);
+        }
+        self.counts.add(MISSES);
+        read_in_place().map(Read::InPlace)
+    }
+
+    /// Whether block `key`, not in the cache, is asked for the first time
+    /// lately; it is noted, so that the next request keeps it.
+    fn first_request(&self, key: u64) -> bool {
+        if self.read_lately(key) {
+            return false;
+        }
+        let last = self.read_once.len().wrapping_sub(1);
+        if let Some(seen) = self.read_once.get(spread(key) as usize & last) {
+            seen.store(key, Relaxed);
+        }
+        true
+    }
+
+    /// Whether block `key` was read in place lately (its compressed bytes
+    /// are then in memory, not only on disk).
+    pub(crate) fn read_lately(&self, key: u64) -> bool {
+        let last = self.read_once.len().wrapping_sub(1);
+        self.read_once.get(spread(key) as usize & last).is_some_and(|seen| seen.load(Relaxed) == key)
+    }
+
+    /// Whether the cache can keep a block of `bytes`.
+    fn keeps(&self, bytes: usize) -> bool {
+        !self.indexes.is_empty() && HEADER + bytes.div_ceil(8) <= self.chunk_words()
+    }
+
     /// The entry of `width` bytes at byte `at` of block `key` if it is
     /// cached; `None` (and nothing loaded) if not.
     #[inline]
@@ -389,10 +488,10 @@ impl BlockCache {
 
     /// Inserts a block; `false` if the cache cannot hold it.
     fn insert(&self, key: u64, block: &[u8]) -> bool {
-        let words = HEADER + block.len().div_ceil(8);
-        if self.indexes.is_empty() || words > self.chunk_words() {
+        if !self.keeps(block.len()) {
             return false;
         }
+        let words = HEADER + block.len().div_ceil(8);
         let mut w = self.lock();
         if self.live_way(key).is_some() {
             return true;
@@ -575,7 +674,7 @@ impl BlockCache {
         let index_bytes: usize = self.indexes.iter().filter_map(|i| i.get()).map(|i| i.ways.len() * WAY_BYTES).sum();
         CacheStats {
             budget: self.budget,
-            bytes: chunks * self.chunk_words() * 8 + index_bytes,
+            bytes: chunks * self.chunk_words() * 8 + index_bytes + self.read_once.len() * 8,
             blocks,
             hits: self.counts.total(HITS),
             misses: self.counts.total(MISSES),
@@ -676,6 +775,39 @@ mod tests {
         assert_eq!(cache.stats().bytes, 0);
     }
 
+    /// Reads entry 5 of block `key` (all `byte`) by `entry_or_in_place`.
+    fn read(cache: &BlockCache, key: u64, byte: u8) -> Result<Read, ()> {
+        cache.entry_or_in_place(key, (5, 1, 10), || block(byte, 10), || Ok(byte as u16))
+    }
+
+    #[test]
+    fn a_block_read_once_is_read_in_place_and_kept_when_read_again() {
+        let cache = BlockCache::new(1 << 20);
+        assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)));
+        assert_eq!(cache.stats().blocks, 0);
+        assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)));
+        assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)));
+        assert_eq!(read(&cache, 2, 3), Ok(Read::InPlace(3)));
+        let s = cache.stats();
+        assert_eq!((s.blocks, s.hits, s.misses), (1, 1, 3));
+        assert!(cache.read_lately(2) && !cache.read_lately(3));
+    }
+
+    #[test]
+    fn a_cache_that_keeps_nothing_reads_in_place_and_decompresses_what_a_probe_reads_again() {
+        let cache = BlockCache::new(0);
+        {
+            let _probe = ProbeScope::enter();
+            assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)));
+            assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)));
+            assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)));
+        }
+        assert_eq!(cache.stats().misses, 2);
+        assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)), "the probe is over");
+        assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)), "no probe holds it");
+        assert_eq!(cache.stats().bytes, 0);
+    }
+
     #[test]
     fn load_errors_pass_through_and_are_not_cached() {
         let cache = BlockCache::new(1 << 20);
@@ -687,7 +819,7 @@ mod tests {
     fn the_index_grows_with_the_blocks() {
         let cache = BlockCache::new(64 << 20);
         let first = cache.stats().bytes;
-        assert!(first < 32 << 10, "{first} bytes for an empty cache");
+        assert!(first < 64 << 10, "{first} bytes for an empty cache");
         let n = 10_000u64;
         for key in 0..n {
             cache.entry(key, 0, 1, || block(key as u8, 4000)).unwrap();

@@ -724,13 +724,7 @@ impl<B: AsRef<[u8]>> TableFile<B> {
     /// a third of the unpacked bytes. Its checksum and length are checked,
     /// its values not.
     pub fn read_stored(&self, block: u32) -> Result<Vec<u8>, FormatError> {
-        if block >= self.header.blocks {
-            return Err(FormatError::BadHeader("block number out of range"));
-        }
-        let compressed = &self.bytes.as_ref()[self.block_range(block)];
-        if block_checksum(compressed) as u32 != self.entry(block).checksum {
-            return Err(FormatError::BlockChecksum(block));
-        }
+        let compressed = self.checked_block(block)?;
         let entries = self.block_len(block);
         let stored = match &self.decoder {
             Some(decoder) => decoder.decode_packed(compressed, entries, stored_len(&self.header, entries)),
@@ -740,6 +734,27 @@ impl<B: AsRef<[u8]>> TableFile<B> {
             Some(stored) if stored.len() == stored_len(&self.header, entries) => Ok(stored),
             _ => Err(FormatError::BlockDecompress(block)),
         }
+    }
+
+    /// The result code of entry `entry` of block `block` of a `.wdl`
+    /// file, read from the block's runs in place (see
+    /// [`runs::Decoder::code_at`]); the block's checksum is checked.
+    pub fn code_at(&self, block: u32, entry: usize) -> Result<u8, FormatError> {
+        let compressed = self.checked_block(block)?;
+        let decoder = self.decoder.as_ref().ok_or(FormatError::CodeTable("not a result file"))?;
+        decoder.code_at(compressed, self.block_len(block), entry).ok_or(FormatError::BlockDecompress(block))
+    }
+
+    /// The compressed bytes of block `block`, their checksum checked.
+    fn checked_block(&self, block: u32) -> Result<&[u8], FormatError> {
+        if block >= self.header.blocks {
+            return Err(FormatError::BadHeader("block number out of range"));
+        }
+        let compressed = &self.bytes.as_ref()[self.block_range(block)];
+        if block_checksum(compressed) as u32 != self.entry(block).checksum {
+            return Err(FormatError::BlockChecksum(block));
+        }
+        Ok(compressed)
     }
 
     /// Checks every block's checksum and that it decompresses.

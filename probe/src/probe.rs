@@ -27,7 +27,7 @@ use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
 use crate::resolve;
-use crate::cache::{BlockCache, CacheStats, ProbeScope};
+use crate::cache::{BlockCache, CacheStats, ProbeScope, Read};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
 use crate::format::{packed_code, read_header, Distances, FormatError, Kind, TableFile, TableSlice};
@@ -557,7 +557,9 @@ impl Tablebase {
 
     /// [`Tablebase::probe_wdl`] only if no file needs reading: every block
     /// the answer needs (those of the slices a capture position's captures
-    /// lead to included) is already in the cache, and its table open.
+    /// lead to included) is already in the cache, or was read in place by
+    /// an ordinary probe lately (then it is decompressed, from memory, into
+    /// the cache), and its table open.
     /// [`Cached::NotInCache`] otherwise, having read nothing; an engine's
     /// search can then go on without the answer rather than wait for the
     /// disk.
@@ -803,13 +805,21 @@ impl Tablebase {
             // is a digit of a byte of one of three planes of a power of two
             // bytes (format::pack_codes).
             Kind::Wdl => {
-                let plane = table.file.header().block_positions / 3;
-                let byte = A::entry(&self.cache, key, at & (plane as usize - 1), 1, load)? as u8;
-                Ok(packed_code(byte, at >> plane.trailing_zeros()) as u16)
+                let plane = table.file.header().block_positions as usize / 3;
+                let in_place = || table.file.code_at(block as u32, at).map(u16::from).map_err(|e| self.damaged(slice, kind, e));
+                match A::entry(&self.cache, key, (at & (plane - 1), 1, plane), load, Some(in_place))? {
+                    Read::FromBlock(byte) => Ok(packed_code(byte as u8, at >> plane.trailing_zeros()) as u16),
+                    Read::InPlace(code) => Ok(code),
+                }
             }
+            // zstd frames: read whole.
             Kind::Distance => {
                 let width = table.file.header().entry_bytes as usize;
-                A::entry(&self.cache, key, at * width, width, load)
+                let bytes = width * table.block_positions as usize;
+                let in_place = None::<fn() -> Result<u16, ProbeError>>;
+                match A::entry(&self.cache, key, (at * width, width, bytes), load, in_place)? {
+                    Read::FromBlock(entry) | Read::InPlace(entry) => Ok(entry),
+                }
             }
         }
     }
@@ -818,7 +828,11 @@ impl Tablebase {
     /// packed as stored, and checked.
     fn read_block(&self, table: &Table, slice: usize, kind: Kind, block: u32) -> Result<Box<[u8]>, ProbeError> {
         let raw = table.file.read_stored(block).and_then(|raw| check_entries(raw, kind, block));
-        raw.map_err(|e| ProbeError::damaged(&self.table_path(self.slices[slice].material, kind), e))
+        raw.map_err(|e| self.damaged(slice, kind, e))
+    }
+
+    fn damaged(&self, slice: usize, kind: Kind, e: FormatError) -> ProbeError {
+        ProbeError::damaged(&self.table_path(self.slices[slice].material, kind), e)
     }
 
     /// The table of `slice` and `kind`, opened and checked on first use.

@@ -312,12 +312,19 @@ impl Decoder {
     /// The word the bits `window` (the next 32, most significant first)
     /// begin with in `context`: its code, the low bits after it, its
     /// bucket's first run length and its length.
-    #[inline]
+    #[inline(always)]
     fn word(&self, context: usize, window: u32) -> Option<(u8, u32, u32, u32)> {
         let w = self.lookup[(context << LOOKUP_BITS) | (window >> (32 - LOOKUP_BITS)) as usize];
         if w != 0 {
             return Some(((w >> 4 & 7) as u8, w >> 7 & 31, w >> 12, w & 15));
         }
+        self.long_word(context, window)
+    }
+
+    /// [`Decoder::word`] for words longer than the lookup, which are rare.
+    #[cold]
+    #[inline(never)]
+    fn long_word(&self, context: usize, window: u32) -> Option<(u8, u32, u32, u32)> {
         for l in 1..=MAX_WORD {
             let (first, count, start) = self.long[context][l as usize];
             let k = (window >> (32 - l)).wrapping_sub(first);
@@ -328,6 +335,18 @@ impl Decoder {
             }
         }
         None
+    }
+
+    /// The next run of a block after a run of `context`: its code and
+    /// length; `None` if the bits are no run there.
+    #[inline(always)]
+    fn next_run(&self, bits: &mut Bits, context: usize) -> Option<(u8, usize)> {
+        // One refill a run: a word and its low bits take at most 33.
+        bits.refill();
+        let (code, extra, base, length) = self.word(context, (bits.acc >> 32) as u32)?;
+        bits.skip(length);
+        let len = (base + bits.take(extra)) as usize;
+        (code as usize != context).then_some((code, len))
     }
 
     /// Decodes a block of `entries` result codes packed three to a byte
@@ -343,17 +362,14 @@ impl Decoder {
         let mut bits = Bits { bytes, at: 0, acc: 0, bits: 0 };
         let (mut at, mut context) = (0usize, START);
         while at < entries {
-            // One refill a run: a word and its low bits take at most 33.
-            bits.refill();
-            let (code, extra, base, length) = self.word(context, (bits.acc >> 32) as u32)?;
-            bits.skip(length);
-            let end = at + (base + bits.take(extra)) as usize;
-            if end > entries || code as usize == context {
+            let (code, len) = self.next_run(&mut bits, context)?;
+            let end = at + len;
+            if end > entries {
                 return None;
             }
             // Always the first SHORT: no branch on the length to mispredict.
             codes[at..at + SHORT].fill(code);
-            if end - at > SHORT {
+            if len > SHORT {
                 codes[at + SHORT..end].fill(code);
             }
             at = end;
@@ -369,6 +385,27 @@ impl Decoder {
         let (a, rest) = codes.split_at(plane);
         let (b, c) = rest.split_at(plane);
         Some(a.iter().zip(b).zip(&c[..plane]).map(|((a, b), c)| a + 5 * b + 25 * c).collect())
+    }
+
+    /// The code of entry `entry` of a block of `entries`, read from the
+    /// runs up to it without decoding the rest: a tenth of the work of
+    /// decoding a whole block, for a reader that keeps no blocks. `None`
+    /// if the bytes up to it are not such a block's.
+    pub fn code_at(&self, bytes: &[u8], entries: usize, entry: usize) -> Option<u8> {
+        if entry >= entries {
+            return None;
+        }
+        let mut bits = Bits { bytes, at: 0, acc: 0, bits: 0 };
+        let (mut at, mut context) = (0usize, START);
+        loop {
+            let (code, len) = self.next_run(&mut bits, context)?;
+            at += len;
+            if at > entry {
+                let within = at <= entries && bits.consumed() <= bytes.len() as u64 * 8;
+                return within.then_some(code);
+            }
+            context = code as usize;
+        }
     }
 }
 
@@ -483,8 +520,14 @@ mod tests {
             total += bytes.len() * 8;
             assert_eq!(decode(&decoder, &bytes, block.len()).as_deref(), Some(&packed(block)[..]));
             assert_eq!(decode(&decoder, &bytes, block.len() + 1), None, "a block claimed longer than it is");
+            for (i, &code) in block.iter().enumerate() {
+                assert_eq!(decoder.code_at(&bytes, block.len(), i), Some(code), "entry {i} read in place");
+            }
+            assert_eq!(decoder.code_at(&bytes, block.len(), block.len()), None, "past the block");
             if !bytes.is_empty() {
                 assert_eq!(decode(&decoder, &bytes[..bytes.len() - 1], block.len()), None, "cut short");
+                let cut = decoder.code_at(&bytes[..bytes.len() - 1], block.len(), block.len() - 1);
+                assert_eq!(cut, None, "the last entry of a block cut short");
             }
         }
         // Within a few percent of the entropy, which Huffman codes keep to.
@@ -531,6 +574,7 @@ mod tests {
         for bytes in [vec![], vec![0xff; 40], vec![0x00; 40], vec![0x5a; 3]] {
             for entries in [0usize, 1, 6, 1000] {
                 let _ = decode(&decoder, &bytes, entries);
+                let _ = decoder.code_at(&bytes, entries, entries / 2);
             }
         }
     }

@@ -2,7 +2,7 @@
 //! in the cache, and the checks a decompressed block passes before the
 //! cache keeps it.
 
-use crate::cache::BlockCache;
+use crate::cache::{BlockCache, Read};
 use crate::format::{FormatError, Kind, PACKED_CODES};
 use crate::value::Value;
 
@@ -49,14 +49,16 @@ pub(super) trait Access {
 
     fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Self::Error>;
 
-    /// The entry of `width` bytes at byte `at` of the block `key`.
+    /// The entry of `width` bytes at byte `at` of the block `key`, which
+    /// decompressed takes `bytes`; `read_in_place` reads it from the
+    /// compressed block where it can ([`BlockCache::entry_or_in_place`]).
     fn entry(
         cache: &BlockCache,
         key: u64,
-        at: usize,
-        width: usize,
+        place: (usize, usize, usize),
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-    ) -> Result<u16, Self::Error>;
+        read_in_place: Option<impl FnOnce() -> Result<u16, ProbeError>>,
+    ) -> Result<Read, Self::Error>;
 }
 
 pub(super) struct Load;
@@ -73,11 +75,14 @@ impl Access for Load {
     fn entry(
         cache: &BlockCache,
         key: u64,
-        at: usize,
-        width: usize,
+        place @ (at, width, _): (usize, usize, usize),
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-    ) -> Result<u16, ProbeError> {
-        cache.entry(key, at, width, load)
+        read_in_place: Option<impl FnOnce() -> Result<u16, ProbeError>>,
+    ) -> Result<Read, ProbeError> {
+        match read_in_place {
+            Some(read_in_place) => cache.entry_or_in_place(key, place, load, read_in_place),
+            None => cache.entry(key, at, width, load).map(Read::FromBlock),
+        }
     }
 }
 
@@ -95,11 +100,19 @@ impl Access for CacheOnly {
     fn entry(
         cache: &BlockCache,
         key: u64,
-        at: usize,
-        width: usize,
-        _load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-    ) -> Result<u16, Miss> {
-        cache.cached_entry(key, at, width).ok_or(Miss::NotInCache)
+        (at, width, _): (usize, usize, usize),
+        load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
+        read_in_place: Option<impl FnOnce() -> Result<u16, ProbeError>>,
+    ) -> Result<Read, Miss> {
+        if let Some(entry) = cache.cached_entry(key, at, width) {
+            return Ok(Read::FromBlock(entry));
+        }
+        // Read in place by an ordinary probe lately, so in memory: this
+        // second request brings it into the cache.
+        if read_in_place.is_some() && cache.read_lately(key) {
+            return Ok(Read::FromBlock(cache.entry(key, at, width, load)?));
+        }
+        Err(Miss::NotInCache)
     }
 }
 
