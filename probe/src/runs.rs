@@ -311,12 +311,13 @@ impl Decoder {
 
     /// The word the bits `window` (the next 32, most significant first)
     /// begin with in `context`: its code, the low bits after it, its
-    /// bucket's first run length and its length.
+    /// bucket's first run length and the bits the word and its low bits
+    /// take together.
     #[inline(always)]
     fn word(&self, context: usize, window: u32) -> Option<(u8, u32, u32, u32)> {
         let w = self.lookup[(context << LOOKUP_BITS) | (window >> (32 - LOOKUP_BITS)) as usize];
         if w != 0 {
-            return Some(((w >> 4 & 7) as u8, w >> 7 & 31, w >> 12, w & 15));
+            return Some(((w >> 6 & 7) as u8, w >> 9 & 31, w >> 14, w & 63));
         }
         self.long_word(context, window)
     }
@@ -331,7 +332,7 @@ impl Decoder {
             if k < count {
                 let s = *self.sorted[context].get((start + k) as usize)? as usize;
                 let (base, extra) = bucket_start(s % BUCKETS);
-                return Some(((s / BUCKETS) as u8, extra, base, l));
+                return Some(((s / BUCKETS) as u8, extra, base, l + extra));
             }
         }
         None
@@ -343,9 +344,12 @@ impl Decoder {
     fn next_run(&self, bits: &mut Bits, context: usize) -> Option<(u8, usize)> {
         // One refill a run: a word and its low bits take at most 33.
         bits.refill();
-        let (code, extra, base, length) = self.word(context, (bits.acc >> 32) as u32)?;
-        bits.skip(length);
-        let len = (base + bits.take(extra)) as usize;
+        let (code, extra, base, taken) = self.word(context, (bits.acc >> 32) as u32)?;
+        // The low bits end the bits taken: read from the same window as
+        // the word, not after a shift.
+        let low = (bits.acc >> (64 - taken)) as u32 & ((1 << extra) - 1);
+        bits.skip(taken);
+        let len = (base + low) as usize;
         (code as usize != context).then_some((code, len))
     }
 
@@ -409,15 +413,16 @@ impl Decoder {
     }
 }
 
-/// A code word, decoded for the lookup: `base << 12 | extra << 7 | code <<
-/// 4 | length`, its symbol's bucket's first run length, the low bits that
-/// follow, the run's code and the word's length (never 0); `None` for
-/// runs of 2^20 or more, which do not fit (blocks are far shorter).
+/// A code word, decoded for the lookup: `base << 14 | extra << 9 | code <<
+/// 6 | bits`, its symbol's bucket's first run length, the low bits that
+/// follow, the run's code and the bits of the word and its low bits
+/// together (never 0); `None` for runs of 2^18 or more, which do not fit
+/// (blocks are far shorter).
 type Word = u32;
 
 fn word(symbol: usize, length: u32) -> Option<Word> {
     let (base, extra) = bucket_start(symbol % BUCKETS);
-    (base < 1 << 20).then(|| base << 12 | extra << 7 | ((symbol / BUCKETS) as u32) << 4 | length)
+    (base < 1 << 18).then(|| base << 14 | extra << 9 | ((symbol / BUCKETS) as u32) << 6 | (length + extra))
 }
 
 /// Runs this short are written with stores of half of it, not memset.
@@ -455,13 +460,6 @@ impl Bits<'_> {
     fn skip(&mut self, n: u32) {
         self.acc <<= n;
         self.bits -= n;
-    }
-
-    /// The next `n` bits (0 to 31).
-    fn take(&mut self, n: u32) -> u32 {
-        let v = (self.acc >> 1 >> (63 - n)) as u32;
-        self.skip(n);
-        v
     }
 
     fn consumed(&self) -> u64 {
