@@ -98,7 +98,7 @@ pub enum LoadError {
     /// The header or the block index is bad.
     Header(FormatError),
     /// One or more blocks fail their checksum or do not decompress (every
-    /// bad block, in order).
+    /// bad block or group of blocks, in order).
     Blocks(Vec<FormatError>),
 }
 
@@ -450,6 +450,8 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
             Err(e) => bad.push(e),
         }
     }
+    // The blocks of a group that fails its checksum all say so.
+    bad.dedup();
     if !bad.is_empty() {
         return Err(LoadError::Blocks(bad));
     }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use damka::game::Game;
-use damka::format::{Distances, Kind, HEADER_LEN};
+use damka::format::{Distances, Header, Kind, GROUP_BLOCKS, HEADER_LEN};
 use damka::movegen::{has_capture, is_threatened};
 use damka::resolve::{is_settled_threat, threat_result, threat_value, white_to_move};
 use damka::{
@@ -109,8 +109,8 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
         let pos = white_to_move(pos);
         known[&Material::of(&pos)].value(&pos)
     };
-    let (mut settled, mut stored, mut distance_stored, mut unsettled, mut deep) = (0, 0, 0, 0, 0);
-    let (mut moves, mut replies) = (Vec::new(), Vec::new());
+    let (mut settled, mut stored, mut distance_stored, mut unsettled, mut deep, mut deepest) = (0, 0, 0, 0, 0, 0);
+    let (mut moves, mut replies, mut answers) = (Vec::new(), Vec::new(), Vec::new());
     for material in tb.materials() {
         for pos in positions(material) {
             if !is_settled_threat(&pos, Variant::Russian, &mut moves) {
@@ -126,7 +126,15 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
                 continue;
             }
             settled += 1;
-            deep += moves.iter().any(|m| is_settled_threat(&pos.play(m), Variant::Russian, &mut replies)) as usize;
+            let (mut two, mut three) = (false, false);
+            for after in moves.iter().map(|m| pos.play(m)) {
+                if is_settled_threat(&after, Variant::Russian, &mut replies) {
+                    two = true;
+                    three |= replies.iter().any(|r| is_settled_threat(&after.play(r), Variant::Russian, &mut answers));
+                }
+            }
+            deep += two as usize;
+            deepest += three as usize;
             let value = value_of(&pos);
             let one_ply = threat_result(&pos, &moves, |after| Ok::<_, ()>(value_of(after).wdl)).unwrap();
             stored += (one_ply != value.wdl) as usize;
@@ -139,9 +147,10 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
         }
     }
     assert!(settled > 100_000 && stored > 1_000, "{settled} settled threats, {stored} with their result stored");
-    assert!(unsettled > 10_000, "{unsettled} other threats");
-    // Two plies deep: a move leads to another settled threat.
-    assert!(deep > 10_000, "{deep} settled threats two plies deep");
+    assert!(unsettled > 1_000, "{unsettled} other threats");
+    // Two plies deep and more: a move leads to another settled threat,
+    // and three: one of whose moves does too.
+    assert!(deep > 10_000 && deepest > 1_000, "{deep} settled threats two plies deep or more, {deepest} three");
     assert!(distance_stored >= stored, "{distance_stored} with their distance stored, {stored} with their result");
 }
 
@@ -272,9 +281,12 @@ fn block_middle(bytes: &[u8], block: u32) -> usize {
     range.start + range.len() / 2
 }
 
-fn blocks_of(err: &ProbeError) -> Option<u32> {
+/// The blocks a damaged-table error names: one, or a group that failed
+/// its checksum.
+fn blocks_of(err: &ProbeError) -> Option<std::ops::RangeInclusive<u32>> {
     match err {
-        ProbeError::Damaged { block, .. } => *block,
+        ProbeError::Damaged { error: damka::format::FormatError::GroupChecksum { first, last }, .. } => Some(*first..=*last),
+        ProbeError::Damaged { block, .. } => block.map(|b| b..=b),
         _ => None,
     }
 }
@@ -309,12 +321,15 @@ fn damaged_files_are_reported_never_misread() {
             let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b[HEADER_LEN + at] ^= 0x01);
             assert!(!errors.is_empty(), "{kind:?}: index byte {at}");
         }
-        // Inside block 0's compressed bytes: that block only is refused.
+        // Inside block 0's compressed bytes: that block only, or the group
+        // of blocks checked with it, is refused.
         let errors = probe_damaged(tables.path(), &stored, material, kind, |b| {
             let at = block_middle(b, 0);
             b[at] = !b[at];
         });
-        assert!(!errors.is_empty() && errors.iter().all(|e| blocks_of(e) == Some(0)), "{kind:?}: {errors:?}");
+        let file = std::fs::read(tables.path().join(format!("russian-{material}.{}", kind.extension()))).unwrap();
+        let group = 0..=Header::decode(&file).unwrap().blocks.min(GROUP_BLOCKS as u32) - 1;
+        assert!(!errors.is_empty() && errors.iter().all(|e| blocks_of(e) == Some(group.clone())), "{kind:?}: {errors:?}");
         // Truncated: the last block is gone, or the file is cut in the header.
         let errors = probe_damaged(tables.path(), &stored, material, kind, |b| b.truncate(b.len() - 1));
         assert!(positions.contains(&errors.len()), "{kind:?}: truncated by one byte: {} errors", errors.len());

@@ -31,11 +31,16 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// with a table of code words a file ([`crate::runs`]), and the block
 /// index holds 8 bytes a block. 9: the `.dtc` file of one slice of a
 /// colour-swapped pair may take its distances from its twin ([`Distances`]).
-pub const FORMAT_VERSION: u16 = 9;
+/// 10: the block index checks blocks by groups ([`GROUP_BLOCKS`]), and
+/// settled threats may lie three plies deep.
+pub const FORMAT_VERSION: u16 = 10;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 152;
-pub const BLOCK_ENTRY_LEN: usize = 8;
+/// Blocks the block index checks as one: it keeps, per group of this many,
+/// where the group ends and its checksum, and per block its length (2.5
+/// bytes a block where one entry a block took 8; docs/FORMAT.md).
+pub const GROUP_BLOCKS: usize = 16;
 /// The longest distance in plies a table holds: a `.dtc` entry is
 /// `distance << 3 | code` in 16 bits. The rule limits a rule set may give
 /// follow from it (rules.rs).
@@ -242,8 +247,10 @@ pub enum FormatError {
     HeaderChecksum,
     #[error("corrupted header: {0}")]
     BadHeader(&'static str),
-    #[error("block {0}: checksum mismatch")]
-    BlockChecksum(u32),
+    /// A group of blocks fails its checksum ([`GROUP_BLOCKS`]); the
+    /// damage lies somewhere in it.
+    #[error("blocks {first}-{last}: checksum mismatch (the block index checks them together)")]
+    GroupChecksum { first: u32, last: u32 },
     #[error("block {0}: cannot decompress")]
     BlockDecompress(u32),
     #[error("block {0}: corrupted entry")]
@@ -254,6 +261,8 @@ pub enum FormatError {
     CodeTable(&'static str),
     #[error("{0} bytes of blocks: more than a file holds (4 GiB)")]
     TooLarge(u64),
+    #[error("a block of {0} bytes: more than the block index holds (65,535)")]
+    BlockTooLarge(usize),
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -424,22 +433,12 @@ pub fn read_header(path: &Path) -> io::Result<Header> {
     Header::decode(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-/// A block's entry in the block index: where the block ends, counted from
-/// the first block's start (it begins where the one before ends), and the
-/// low 32 bits of its checksum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockEntry {
-    pub end: u32,
-    pub checksum: u32,
-}
-
-impl BlockEntry {
-    pub fn encode(&self) -> [u8; BLOCK_ENTRY_LEN] {
-        let mut b = [0u8; BLOCK_ENTRY_LEN];
-        b[0..4].copy_from_slice(&self.end.to_le_bytes());
-        b[4..8].copy_from_slice(&self.checksum.to_le_bytes());
-        b
-    }
+/// Bytes of the block index of a file of `blocks` blocks: for each group
+/// of [`GROUP_BLOCKS`] blocks where it ends, counted from the first
+/// block's start (u32), and the low 32 bits of its bytes' checksum; then
+/// each block's length in bytes (u16).
+pub fn block_index_len(blocks: u32) -> usize {
+    (blocks as usize).div_ceil(GROUP_BLOCKS) * 8 + blocks as usize * 2
 }
 
 /// Bytes a block of `entries` takes decoded: for `.wdl` its codes packed
@@ -519,8 +518,8 @@ fn decompress(compressed: &[u8], capacity: usize) -> Option<Vec<u8>> {
     })
 }
 
-/// The checksum of a compressed block (the block index keeps its low 32
-/// bits).
+/// The checksum of compressed blocks (the block index keeps the low 32
+/// bits of each group's), or of any bytes a tool frames.
 pub fn block_checksum(compressed: &[u8]) -> u64 {
     hash(compressed)
 }
@@ -540,12 +539,24 @@ pub fn file_bytes(header: &Header, list: &[u8], table: &[u8], blocks: &[Vec<u8>]
     if data > u32::MAX as u64 {
         return Err(FormatError::TooLarge(data));
     }
-    let mut out = Vec::with_capacity(HEADER_LEN + blocks.len() * BLOCK_ENTRY_LEN + list.len() + table.len() + data as usize);
+    if let Some(b) = blocks.iter().find(|b| b.len() > u16::MAX as usize) {
+        return Err(FormatError::BlockTooLarge(b.len()));
+    }
+    let index_len = block_index_len(blocks.len() as u32);
+    let mut out = Vec::with_capacity(HEADER_LEN + index_len + list.len() + table.len() + data as usize);
     out.extend_from_slice(&header.encode()?);
     let mut end = 0u32;
+    for group in blocks.chunks(GROUP_BLOCKS) {
+        let mut checksum = xxhash_rust::xxh3::Xxh3::new();
+        for b in group {
+            checksum.update(b);
+            end += b.len() as u32;
+        }
+        out.extend_from_slice(&end.to_le_bytes());
+        out.extend_from_slice(&(checksum.digest() as u32).to_le_bytes());
+    }
     for b in blocks {
-        end += b.len() as u32;
-        out.extend_from_slice(&BlockEntry { end, checksum: block_checksum(b) as u32 }.encode());
+        out.extend_from_slice(&(b.len() as u16).to_le_bytes());
     }
     out.extend_from_slice(list);
     out.extend_from_slice(table);
@@ -635,7 +646,7 @@ impl<B: AsRef<[u8]>> TableFile<B> {
         let header = Header::decode(bytes.as_ref())?;
         let file = TableFile { bytes, header, stored_entries: Vec::new(), blocks_start: 0, decoder: None };
         let data = file.bytes.as_ref();
-        let list_start = HEADER_LEN + file.header.blocks as usize * BLOCK_ENTRY_LEN;
+        let list_start = HEADER_LEN + block_index_len(file.header.blocks);
         if data.len() < list_start {
             return Err(FormatError::Truncated("block index"));
         }
@@ -666,12 +677,17 @@ impl<B: AsRef<[u8]>> TableFile<B> {
         let file = TableFile { stored_entries, blocks_start, decoder, ..file };
         let data_len = (file.bytes.as_ref().len() - blocks_start) as u64;
         let mut start = 0;
-        for i in 0..file.header.blocks {
-            let end = file.entry(i).end as u64;
-            if end < start || end > data_len {
+        for group in 0..file.groups() {
+            let (end, _) = file.group_entry(group);
+            let blocks = group * GROUP_BLOCKS..((group + 1) * GROUP_BLOCKS).min(file.header.blocks as usize);
+            let len: u64 = blocks.map(|b| file.stored_len(b) as u64).sum();
+            if end as u64 > data_len {
                 return Err(FormatError::Truncated("block beyond the end of the file"));
             }
-            start = end;
+            if start + len != end as u64 {
+                return Err(FormatError::BadHeader("block lengths that do not add up to their group's"));
+            }
+            start = end as u64;
         }
         Ok(file)
     }
@@ -692,19 +708,33 @@ impl<B: AsRef<[u8]>> TableFile<B> {
         self.stored_entries.binary_search(&index).is_ok()
     }
 
-    fn entry(&self, block: u32) -> BlockEntry {
-        let at = HEADER_LEN + block as usize * BLOCK_ENTRY_LEN;
-        let b = &self.bytes.as_ref()[at..at + BLOCK_ENTRY_LEN];
-        BlockEntry {
-            end: u32::from_le_bytes(b[0..4].try_into().expect("4 bytes")),
-            checksum: u32::from_le_bytes(b[4..8].try_into().expect("4 bytes")),
-        }
+    fn groups(&self) -> usize {
+        (self.header.blocks as usize).div_ceil(GROUP_BLOCKS)
+    }
+
+    /// Where group `group` of blocks ends, and its checksum.
+    fn group_entry(&self, group: usize) -> (u32, u32) {
+        let at = HEADER_LEN + group * 8;
+        let b = &self.bytes.as_ref()[at..at + 8];
+        (u32::from_le_bytes(b[0..4].try_into().expect("4 bytes")), u32::from_le_bytes(b[4..8].try_into().expect("4 bytes")))
+    }
+
+    /// The length in bytes of block `block` as stored.
+    fn stored_len(&self, block: usize) -> usize {
+        let at = HEADER_LEN + self.groups() * 8 + block * 2;
+        u16::from_le_bytes(self.bytes.as_ref()[at..at + 2].try_into().expect("2 bytes")) as usize
+    }
+
+    /// Where group `group` of blocks begins, counted from the first block.
+    fn group_start(&self, group: usize) -> usize {
+        group.checked_sub(1).map_or(0, |g| self.group_entry(g).0 as usize)
     }
 
     /// Where block `block` (below [`Header::blocks`]) lies in the file.
     pub fn block_range(&self, block: u32) -> std::ops::Range<usize> {
-        let start = if block == 0 { 0 } else { self.entry(block - 1).end as usize };
-        self.blocks_start + start..self.blocks_start + self.entry(block).end as usize
+        let (block, group) = (block as usize, block as usize / GROUP_BLOCKS);
+        let start = self.group_start(group) + (group * GROUP_BLOCKS..block).map(|b| self.stored_len(b)).sum::<usize>();
+        self.blocks_start + start..self.blocks_start + start + self.stored_len(block)
     }
 
     /// Positions in `block`.
@@ -750,11 +780,15 @@ impl<B: AsRef<[u8]>> TableFile<B> {
         if block >= self.header.blocks {
             return Err(FormatError::BadHeader("block number out of range"));
         }
-        let compressed = &self.bytes.as_ref()[self.block_range(block)];
-        if block_checksum(compressed) as u32 != self.entry(block).checksum {
-            return Err(FormatError::BlockChecksum(block));
+        let group = block as usize / GROUP_BLOCKS;
+        let (end, checksum) = self.group_entry(group);
+        let bytes = &self.bytes.as_ref()[self.blocks_start + self.group_start(group)..self.blocks_start + end as usize];
+        if block_checksum(bytes) as u32 != checksum {
+            let first = (group * GROUP_BLOCKS) as u32;
+            let last = (first + GROUP_BLOCKS as u32).min(self.header.blocks) - 1;
+            return Err(FormatError::GroupChecksum { first, last });
         }
-        Ok(compressed)
+        Ok(&self.bytes.as_ref()[self.block_range(block)])
     }
 
     /// Checks every block's checksum and that it decompresses.

@@ -148,7 +148,7 @@ impl ProbeError {
 
     pub(crate) fn damaged(path: &Path, error: FormatError) -> ProbeError {
         let block = match error {
-            FormatError::BlockChecksum(b) | FormatError::BlockDecompress(b) | FormatError::BadEntry(b) => Some(b),
+            FormatError::BlockDecompress(b) | FormatError::BadEntry(b) => Some(b),
             _ => None,
         };
         ProbeError::Damaged { path: path.to_path_buf(), block, error }
@@ -912,8 +912,10 @@ mod tests {
         let path = Path::new("t/russian-KvK.wdl");
         let old = ProbeError::damaged(path, FormatError::Version(4)).to_string();
         assert!(old.starts_with("outdated table t/russian-KvK.wdl: format version 4") && old.contains("damka generate"), "{old}");
-        let broken = ProbeError::damaged(path, FormatError::BlockChecksum(2)).to_string();
-        assert_eq!(broken, "damaged table t/russian-KvK.wdl, block 2: block 2: checksum mismatch");
+        let broken = ProbeError::damaged(path, FormatError::BlockDecompress(2)).to_string();
+        assert_eq!(broken, "damaged table t/russian-KvK.wdl, block 2: block 2: cannot decompress");
+        let group = ProbeError::damaged(path, FormatError::GroupChecksum { first: 16, last: 31 }).to_string();
+        assert_eq!(group, "damaged table t/russian-KvK.wdl: blocks 16-31: checksum mismatch (the block index checks them together)");
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub fn capture_value<E>(
 /// through its moves, and those of the settled threats they lead to, at
 /// most this deep (docs/FORMAT.md; docs/COMPRESSION.md says what each ply
 /// buys and costs).
-pub const THREAT_DEPTH: u32 = 2;
+pub const THREAT_DEPTH: u32 = 3;
 
 /// Whether `pos` is a settled threat: quiet (its side to move cannot
 /// capture) but threatened (the opponent could, were it its turn), and

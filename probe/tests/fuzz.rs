@@ -6,7 +6,7 @@
 
 use damka::format::{
     content_hash, encode_blocks, encode_stored_entries, file_bytes, Counts, Distances, FormatError, Header, Kind, TableFile, TableSlice,
-    BLOCK_ENTRY_LEN, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
+    block_index_len, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
 use damka::layout::EntryOrder;
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
@@ -378,7 +378,7 @@ fn a_bad_list_of_stored_entries_is_refused() {
 fn refuses_a_bad_list(kind: Kind) {
     let (bytes, _) = table(kind, 7);
     let header = Header::decode(&bytes).unwrap();
-    let start = HEADER_LEN + header.blocks as usize * BLOCK_ENTRY_LEN;
+    let start = HEADER_LEN + block_index_len(header.blocks);
     let err = |b: &[u8]| TableFile::new(b).err();
 
     let mut flipped = bytes.clone();
@@ -413,7 +413,7 @@ fn refuses_a_bad_list(kind: Kind) {
 fn a_bad_code_table_is_refused() {
     let (bytes, _) = table(Kind::Wdl, 7);
     let wdl = Header::decode(&bytes).unwrap();
-    let start = HEADER_LEN + wdl.blocks as usize * BLOCK_ENTRY_LEN + wdl.stored_entries_len as usize;
+    let start = HEADER_LEN + block_index_len(wdl.blocks) + wdl.stored_entries_len as usize;
     assert!(wdl.code_table_len > 0);
     let mut flipped = bytes.clone();
     flipped[start] ^= 1;
