@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::cheskers;
 use crate::game::Game;
@@ -638,13 +639,19 @@ pub struct TableFile<B> {
     /// Where the blocks begin, and the code words of a `.wdl` file.
     blocks_start: usize,
     decoder: Option<runs::Decoder>,
+    /// A bit a group of blocks, set once its checksum has matched: the
+    /// bytes of a file do not change under its reader (files are replaced
+    /// whole, by renaming), so each group is hashed once, not on every
+    /// read of one of its blocks.
+    checked: Box<[AtomicU64]>,
 }
 
 impl<B: AsRef<[u8]>> TableFile<B> {
     /// Checks the header and the block index bounds.
     pub fn new(bytes: B) -> Result<TableFile<B>, FormatError> {
         let header = Header::decode(bytes.as_ref())?;
-        let file = TableFile { bytes, header, stored_entries: Vec::new(), blocks_start: 0, decoder: None };
+        let checked = (0..(header.blocks as usize).div_ceil(GROUP_BLOCKS).div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let file = TableFile { bytes, header, stored_entries: Vec::new(), blocks_start: 0, decoder: None, checked };
         let data = file.bytes.as_ref();
         let list_start = HEADER_LEN + block_index_len(file.header.blocks);
         if data.len() < list_start {
@@ -781,12 +788,16 @@ impl<B: AsRef<[u8]>> TableFile<B> {
             return Err(FormatError::BadHeader("block number out of range"));
         }
         let group = block as usize / GROUP_BLOCKS;
-        let (end, checksum) = self.group_entry(group);
-        let bytes = &self.bytes.as_ref()[self.blocks_start + self.group_start(group)..self.blocks_start + end as usize];
-        if block_checksum(bytes) as u32 != checksum {
-            let first = (group * GROUP_BLOCKS) as u32;
-            let last = (first + GROUP_BLOCKS as u32).min(self.header.blocks) - 1;
-            return Err(FormatError::GroupChecksum { first, last });
+        let (word, bit) = (&self.checked[group / 64], 1u64 << (group % 64));
+        if word.load(Relaxed) & bit == 0 {
+            let (end, checksum) = self.group_entry(group);
+            let bytes = &self.bytes.as_ref()[self.blocks_start + self.group_start(group)..self.blocks_start + end as usize];
+            if block_checksum(bytes) as u32 != checksum {
+                let first = (group * GROUP_BLOCKS) as u32;
+                let last = (first + GROUP_BLOCKS as u32).min(self.header.blocks) - 1;
+                return Err(FormatError::GroupChecksum { first, last });
+            }
+            word.fetch_or(bit, Relaxed);
         }
         Ok(&self.bytes.as_ref()[self.block_range(block)])
     }
