@@ -30,10 +30,10 @@
 //! - A result block comes in on its second request, not its first: the
 //!   first reads its entry in place from the compressed block (a run
 //!   decoder walks the runs up to it, a third of decompressing it whole)
-//!   and notes its key; a probe that needs it again, or a conditional
-//!   probe's miss followed by an ordinary probe, brings it in. Most blocks
-//!   a new position's probe reads are read once, and then cost neither a
-//!   whole decompression nor the eviction of blocks read again.
+//!   and notes its key; the next probe that needs it, ordinary or
+//!   conditional, brings it in. Most blocks a new position's probe reads
+//!   are read once, and then cost neither a whole decompression nor the
+//!   eviction of blocks read again.
 //! - A block the cache cannot keep (a budget of 0, or too small) is read
 //!   in place the first time a probe asks for it, and the second time
 //!   decompressed and kept by the probe until it ends ([`ProbeScope`]):
@@ -368,6 +368,18 @@ impl BlockCache {
             self.counts.add(HITS);
             return Ok(entry);
         }
+        self.entry_not_cached(key, at, width, load)
+    }
+
+    /// [`BlockCache::entry`] of a block the cache does not hold: held by
+    /// the probe, or loaded (and kept by the cache, or else by the probe).
+    fn entry_not_cached<E>(
+        &self,
+        key: u64,
+        at: usize,
+        width: usize,
+        load: impl FnOnce() -> Result<Box<[u8]>, E>,
+    ) -> Result<u16, E> {
         let owner = self as *const BlockCache as usize;
         let held = PROBE_BLOCKS_HELD.with_borrow(|p| {
             p.blocks.iter().find(|(o, k, _)| (*o, *k) == (owner, key)).map(|(_, _, b)| entry_of(b, at, width))
@@ -391,45 +403,28 @@ impl BlockCache {
         Ok(entry)
     }
 
-    /// Like [`BlockCache::entry`], for a block of `bytes` when
-    /// decompressed whose entries can also be read one at a time from the
-    /// compressed block: if the cache cannot keep such a block,
-    /// `read_in_place` reads the entry (a fraction of decompressing the
-    /// block whole, which a cache that keeps nothing would do again on the
-    /// next probe).
+    /// Like [`BlockCache::entry`], for a block whose entries can also be
+    /// read one at a time from the compressed block: `read_in_place` reads
+    /// one, and the block takes `bytes` decompressed. The first request of
+    /// late for a block not cached reads in place; the next decompresses
+    /// it, into the cache, or where the cache cannot keep it for the rest
+    /// of the probe.
     #[inline]
     pub(crate) fn entry_or_in_place<E>(
         &self,
         key: u64,
-        (at, width, bytes): (usize, usize, usize),
+        at: usize,
+        width: usize,
         load: impl FnOnce() -> Result<Box<[u8]>, E>,
-        read_in_place: impl FnOnce() -> Result<u16, E>,
+        (bytes, read_in_place): (usize, impl FnOnce() -> Result<u16, E>),
     ) -> Result<Read, E> {
-        if self.keeps(bytes) {
-            if let Some(entry) = self.lookup(key, at, width) {
-                self.counts.add(HITS);
-                return Ok(Read::FromBlock(entry));
-            }
-            // Read in place the first time; kept the next.
-            if !self.first_request(key) {
-                return self.entry(key, at, width, load).map(Read::FromBlock);
-            }
-            self.counts.add(MISSES);
-            return read_in_place().map(Read::InPlace);
+        if let Some(entry) = self.lookup(key, at, width) {
+            self.counts.add(HITS);
+            return Ok(Read::FromBlock(entry));
         }
-        // A cache that keeps nothing: the first read of a block in a probe
-        // is made in place, a second decompresses it for the rest of the
-        // probe.
-        let owner = self as *const BlockCache as usize;
-        let first = PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
-            let seen = p.read_in_place.contains(&(owner, key));
-            if !seen && p.depth > 0 {
-                p.read_in_place.push((owner, key));
-            }
-            !seen
-        });
+        let first = if self.keeps(bytes) { self.first_request(key) } else { self.first_in_probe(key) };
         if !first {
-            return self.entry(key, at, width, load).map(Read::FromBlock);
+            return self.entry_not_cached(key, at, width, load).map(Read::FromBlock);
         }
         self.counts.add(MISSES);
         read_in_place().map(Read::InPlace)
@@ -438,21 +433,39 @@ impl BlockCache {
     /// Whether block `key`, not in the cache, is asked for the first time
     /// lately; it is noted, so that the next request keeps it.
     fn first_request(&self, key: u64) -> bool {
-        if self.read_lately(key) {
+        let Some(seen) = self.read_once_slot(key) else {
+            return true;
+        };
+        if seen.load(Relaxed) == key {
             return false;
         }
-        let last = self.read_once.len().wrapping_sub(1);
-        if let Some(seen) = self.read_once.get(spread(key) as usize & last) {
-            seen.store(key, Relaxed);
-        }
+        seen.store(key, Relaxed);
         true
+    }
+
+    /// Whether the probe in progress on this thread asks for block `key`
+    /// the first time; it is noted for the rest of the probe.
+    fn first_in_probe(&self, key: u64) -> bool {
+        let owner = self as *const BlockCache as usize;
+        PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
+            let seen = p.read_in_place.contains(&(owner, key));
+            if !seen && p.depth > 0 {
+                p.read_in_place.push((owner, key));
+            }
+            !seen
+        })
     }
 
     /// Whether block `key` was read in place lately (its compressed bytes
     /// are then in memory, not only on disk).
     pub(crate) fn read_lately(&self, key: u64) -> bool {
-        let last = self.read_once.len().wrapping_sub(1);
-        self.read_once.get(spread(key) as usize & last).is_some_and(|seen| seen.load(Relaxed) == key)
+        self.read_once_slot(key).is_some_and(|seen| seen.load(Relaxed) == key)
+    }
+
+    /// Where the key of block `key` is noted when read in place; none in a
+    /// cache that keeps no blocks.
+    fn read_once_slot(&self, key: u64) -> Option<&AtomicU64> {
+        self.read_once.get(spread(key) as usize & self.read_once.len().wrapping_sub(1))
     }
 
     /// Whether the cache can keep a block of `bytes`.
@@ -777,7 +790,7 @@ mod tests {
 
     /// Reads entry 5 of block `key` (all `byte`) by `entry_or_in_place`.
     fn read(cache: &BlockCache, key: u64, byte: u8) -> Result<Read, ()> {
-        cache.entry_or_in_place(key, (5, 1, 10), || block(byte, 10), || Ok(byte as u16))
+        cache.entry_or_in_place(key, 5, 1, || block(byte, 10), (10, || Ok(byte as u16)))
     }
 
     #[test]

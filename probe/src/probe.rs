@@ -807,7 +807,7 @@ impl Tablebase {
             Kind::Wdl => {
                 let plane = table.file.header().block_positions as usize / 3;
                 let in_place = || table.file.code_at(block as u32, at).map(u16::from).map_err(|e| self.damaged(slice, kind, e));
-                match A::entry(&self.cache, key, (at & (plane - 1), 1, plane), load, Some(in_place))? {
+                match A::entry(&self.cache, key, (at & (plane - 1), 1), load, Some((plane, in_place)))? {
                     Read::FromBlock(byte) => Ok(packed_code(byte as u8, at >> plane.trailing_zeros()) as u16),
                     Read::InPlace(code) => Ok(code),
                 }
@@ -815,9 +815,8 @@ impl Tablebase {
             // zstd frames: read whole.
             Kind::Distance => {
                 let width = table.file.header().entry_bytes as usize;
-                let bytes = width * table.block_positions as usize;
-                let in_place = None::<fn() -> Result<u16, ProbeError>>;
-                match A::entry(&self.cache, key, (at * width, width, bytes), load, in_place)? {
+                let in_place = None::<(usize, fn() -> Result<u16, ProbeError>)>;
+                match A::entry(&self.cache, key, (at * width, width), load, in_place)? {
                     Read::FromBlock(entry) | Read::InPlace(entry) => Ok(entry),
                 }
             }

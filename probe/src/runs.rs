@@ -392,8 +392,8 @@ impl Decoder {
     }
 
     /// The code of entry `entry` of a block of `entries`, read from the
-    /// runs up to it without decoding the rest: a tenth of the work of
-    /// decoding a whole block, for a reader that keeps no blocks. `None`
+    /// runs up to it without decoding the rest: about a third of the time
+    /// of decoding a whole block, for a block read once. `None`
     /// if the bytes up to it are not such a block's.
     pub fn code_at(&self, bytes: &[u8], entries: usize, entry: usize) -> Option<u8> {
         if entry >= entries {
@@ -425,7 +425,8 @@ fn word(symbol: usize, length: u32) -> Option<Word> {
     (base < 1 << 18).then(|| base << 14 | extra << 9 | ((symbol / BUCKETS) as u32) << 6 | (length + extra))
 }
 
-/// Runs this short are written with stores of half of it, not memset.
+/// The first this many codes of every run are written without a branch
+/// (into slack past the block's end), longer runs' rest by memset.
 const SHORT: usize = 32;
 
 /// Bits of a block, most significant first, past its end zeros.

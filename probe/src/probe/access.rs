@@ -49,15 +49,15 @@ pub(super) trait Access {
 
     fn table(tb: &Tablebase, slice: usize, kind: Kind) -> Result<&Table, Self::Error>;
 
-    /// The entry of `width` bytes at byte `at` of the block `key`, which
-    /// decompressed takes `bytes`; `read_in_place` reads it from the
-    /// compressed block where it can ([`BlockCache::entry_or_in_place`]).
+    /// The entry of `width` bytes at byte `at` of the block `key`; for a
+    /// block that can be read in place, what it takes decompressed and the
+    /// reader of one entry ([`BlockCache::entry_or_in_place`]).
     fn entry(
         cache: &BlockCache,
         key: u64,
-        place: (usize, usize, usize),
+        place: (usize, usize),
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        read_in_place: Option<impl FnOnce() -> Result<u16, ProbeError>>,
+        in_place: Option<(usize, impl FnOnce() -> Result<u16, ProbeError>)>,
     ) -> Result<Read, Self::Error>;
 }
 
@@ -75,12 +75,12 @@ impl Access for Load {
     fn entry(
         cache: &BlockCache,
         key: u64,
-        place @ (at, width, _): (usize, usize, usize),
+        (at, width): (usize, usize),
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        read_in_place: Option<impl FnOnce() -> Result<u16, ProbeError>>,
+        in_place: Option<(usize, impl FnOnce() -> Result<u16, ProbeError>)>,
     ) -> Result<Read, ProbeError> {
-        match read_in_place {
-            Some(read_in_place) => cache.entry_or_in_place(key, place, load, read_in_place),
+        match in_place {
+            Some(in_place) => cache.entry_or_in_place(key, at, width, load, in_place),
             None => cache.entry(key, at, width, load).map(Read::FromBlock),
         }
     }
@@ -100,16 +100,16 @@ impl Access for CacheOnly {
     fn entry(
         cache: &BlockCache,
         key: u64,
-        (at, width, _): (usize, usize, usize),
+        (at, width): (usize, usize),
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        read_in_place: Option<impl FnOnce() -> Result<u16, ProbeError>>,
+        in_place: Option<(usize, impl FnOnce() -> Result<u16, ProbeError>)>,
     ) -> Result<Read, Miss> {
         if let Some(entry) = cache.cached_entry(key, at, width) {
             return Ok(Read::FromBlock(entry));
         }
         // Read in place by an ordinary probe lately, so in memory: this
         // second request brings it into the cache.
-        if read_in_place.is_some() && cache.read_lately(key) {
+        if in_place.is_some() && cache.read_lately(key) {
             return Ok(Read::FromBlock(cache.entry(key, at, width, load)?));
         }
         Err(Miss::NotInCache)
