@@ -434,3 +434,47 @@ fn a_bad_code_table_is_refused() {
         Err(FormatError::BadHeader("result blocks of other than three times a power of two positions"))
     );
 }
+
+/// The block index of a file of three groups of blocks (the last one
+/// short): every entry reads the same in place as from its decompressed
+/// block, a block whose group's checksum fails is refused as its group,
+/// lengths that do not add up to their group's are refused by name, a
+/// block longer than the index can say is not written, and a distance
+/// file has no result codes to read in place.
+#[test]
+fn the_block_index_checks_groups_of_blocks() {
+    let (positions, block_positions) = (40 * 96u64, 96u32);
+    let entries: Vec<u8> = (0..positions).map(|i| (i * i / 7 % 5) as u8).collect();
+    let (code_table, blocks) = encode_blocks(Kind::Wdl, &entries, block_positions, 1);
+    let h = Header { code_table_len: code_table.len() as u32, ..header(Kind::Wdl, positions, block_positions, blocks.len() as u32) };
+    let bytes = file_bytes(&h, &[], &code_table, &blocks).unwrap();
+    let file = TableFile::new(&bytes[..]).unwrap();
+    for (i, &code) in entries.iter().enumerate() {
+        let block = i as u32 / block_positions;
+        assert_eq!(file.code_at(block, i % block_positions as usize), Ok(code), "entry {i}");
+        assert_eq!(file.read_block(block).unwrap()[i % block_positions as usize], code, "entry {i}");
+    }
+
+    // A byte of block 20 flipped: blocks 16-31 are refused, the others read.
+    let mut flipped = bytes.clone();
+    let middle = file.block_range(20).start + file.block_range(20).len() / 2;
+    flipped[middle] ^= 0x40;
+    let damaged = TableFile::new(&flipped[..]).unwrap();
+    for block in 0..40 {
+        let read = damaged.code_at(block, 0).map(|_| ());
+        let expected = if (16..32).contains(&block) { Err(FormatError::GroupChecksum { first: 16, last: 31 }) } else { Ok(()) };
+        assert_eq!(read, expected, "block {block}");
+    }
+
+    // Block 0's length one off: the lengths of its group no longer add up
+    // to where the group ends (the lengths follow the three groups' ends).
+    let length = HEADER_LEN + 3 * 8;
+    let mut shifted = bytes.clone();
+    shifted[length] ^= 1;
+    assert_eq!(TableFile::new(&shifted[..]).err(), Some(FormatError::BadHeader("block lengths that do not add up to their group's")));
+
+    let (dtc, _) = table(Kind::Distance, 7);
+    assert_eq!(TableFile::new(&dtc[..]).unwrap().code_at(0, 0), Err(FormatError::CodeTable("not a result file")));
+    let too_long = vec![vec![0u8; 1 << 16]];
+    assert_eq!(file_bytes(&header(Kind::Distance, 96, 96, 1), &[], &[], &too_long).err(), Some(FormatError::BlockTooLarge(1 << 16)));
+}
