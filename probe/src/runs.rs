@@ -28,10 +28,6 @@ const MAX_WORD: u32 = 15;
 /// lookup a file (10 bits took 24 KiB, which a probe reading several files
 /// pulls through the CPU caches, and decoded no faster).
 const LOOKUP_BITS: u32 = 8;
-/// Bits of the window a block read in place skips by one lookup: every
-/// run whose word and low bits lie whole within it (two or three of a
-/// 6-piece block's short runs).
-const SKIP_BITS: u32 = 11;
 
 /// A run: `len << 3 | code`, as the writer keeps many of them.
 pub type Run = u32;
@@ -279,11 +275,6 @@ pub struct Decoder {
     long: Vec<[(u32, u32, u32); MAX_WORD as usize + 1]>,
     /// Per context, its symbols in canonical order.
     sorted: Vec<Vec<u16>>,
-    /// Per context, 2^SKIP_BITS entries: the runs that the bits begin
-    /// with and that lie whole within them, as `length << 8 | context
-    /// after << 4 | bits`; 0 where the first does not. Made on the first
-    /// read in place (48 KiB): a file read only whole never pays for it.
-    skips: std::sync::OnceLock<Box<[u32]>>,
 }
 
 impl Decoder {
@@ -295,7 +286,6 @@ impl Decoder {
             lookup: vec![0; CONTEXTS << LOOKUP_BITS],
             long: vec![[(0, 0, 0); MAX_WORD as usize + 1]; CONTEXTS],
             sorted: vec![Vec::new(); CONTEXTS],
-            skips: std::sync::OnceLock::new(),
         };
         for (c, lengths) in table.chunks(SYMBOLS).enumerate() {
             let words = canonical(lengths).ok_or(BadTable)?;
@@ -403,27 +393,15 @@ impl Decoder {
 
     /// The code of entry `entry` of a block of `entries`, read from the
     /// runs up to it without decoding the rest: about a third of the time
-    /// of decoding a whole block, for a block read once; the runs before
-    /// it several at a time where their bits are short. `None` if the
-    /// bytes up to it are not such a block's.
+    /// of decoding a whole block, for a block read once. `None`
+    /// if the bytes up to it are not such a block's.
     pub fn code_at(&self, bytes: &[u8], entries: usize, entry: usize) -> Option<u8> {
         if entry >= entries {
             return None;
         }
-        let skips = self.skips.get_or_init(|| self.skip_table());
         let mut bits = Bits { bytes, at: 0, acc: 0, bits: 0 };
         let (mut at, mut context) = (0usize, START);
         loop {
-            bits.refill();
-            let skip = skips[context << SKIP_BITS | (bits.acc >> (64 - SKIP_BITS)) as usize];
-            let len = (skip >> 8) as usize;
-            if skip != 0 && at + len <= entry {
-                // Runs that end before the entry: only their length counts.
-                at += len;
-                context = (skip >> 4 & 15) as usize;
-                bits.skip(skip & 15);
-                continue;
-            }
             let (code, len) = self.next_run(&mut bits, context)?;
             at += len;
             if at > entry {
@@ -432,30 +410,6 @@ impl Decoder {
             }
             context = code as usize;
         }
-    }
-
-    /// The table of runs a lookup skips (see [`Decoder::skips`]).
-    fn skip_table(&self) -> Box<[u32]> {
-        let mut skips = vec![0u32; CONTEXTS << SKIP_BITS];
-        for (i, skip) in skips.iter_mut().enumerate() {
-            let (first, window) = (i >> SKIP_BITS, (i as u32) << (32 - SKIP_BITS));
-            let (mut context, mut used, mut len) = (first, 0u32, 0u32);
-            // The bits past the window read as zeros: a run counts only
-            // where it ends within the window.
-            while let Some((code, extra, base, taken)) = self.word(context, window << used).filter(|_| used < SKIP_BITS) {
-                if used + taken > SKIP_BITS || code as usize == context {
-                    break;
-                }
-                let low = if extra == 0 { 0 } else { (window << used) >> (32 - taken) & ((1 << extra) - 1) };
-                len += base + low;
-                used += taken;
-                context = code as usize;
-            }
-            if used > 0 {
-                *skip = len << 8 | (context as u32) << 4 | used;
-            }
-        }
-        skips.into_boxed_slice()
     }
 }
 
@@ -577,59 +531,6 @@ mod tests {
         }
         // Within a few percent of the entropy, which Huffman codes keep to.
         assert!((total as f64) < frequencies.entropy_bits() * 1.05 + 64.0 * blocks.len() as f64);
-    }
-
-    #[test]
-    fn reads_in_place_skip_short_runs_and_agree_with_whole_blocks() {
-        // Short runs of every code after every other: many runs to a
-        // lookup of the skip table, in every context.
-        let mut state = 11u64;
-        let mut next = |m: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
-        let blocks: Vec<Vec<u8>> = (0..6)
-            .map(|_| {
-                let mut block: Vec<u8> = Vec::new();
-                while block.len() < 3000 {
-                    let code = loop {
-                        let c = next(5) as u8;
-                        if block.last() != Some(&c) {
-                            break c;
-                        }
-                    };
-                    let most = [2, 4, 6][next(3) as usize];
-                    let len = 1 + next(most) as usize;
-                    block.extend(std::iter::repeat(code).take(len));
-                }
-                block
-            })
-            .collect();
-        let runs: Vec<Vec<Run>> = blocks.iter().map(|b| runs_of(b)).collect();
-        let frequencies = runs.iter().fold(Frequencies::default(), |mut f, r| {
-            f.add_block(r);
-            f
-        });
-        let encoder = Encoder::new(&frequencies);
-        let decoder = Decoder::new(encoder.table()).unwrap();
-        for (block, runs) in blocks.iter().zip(&runs) {
-            let bytes = encoder.encode(runs);
-            let whole = decode(&decoder, &bytes, block.len()).unwrap();
-            assert_eq!(whole, packed(block));
-            for (i, &code) in block.iter().enumerate() {
-                assert_eq!(decoder.code_at(&bytes, block.len(), i), Some(code), "entry {i} of {}", block.len());
-            }
-        }
-        // The lookups do skip several runs at once: some entry of the table
-        // takes more bits than any one run's word and low bits.
-        let skips = decoder.skips.get().expect("made by the reads in place");
-        let one_run = (0..TABLE_LEN)
-            .filter(|&s| encoder.table()[s] > 0)
-            .map(|s| encoder.table()[s] as u32 + bucket_start(s % BUCKETS).1)
-            .max()
-            .unwrap();
-        assert!(one_run < SKIP_BITS, "runs this short fit a lookup");
-        assert!(skips.iter().any(|&s| s & 15 > one_run), "no lookup skips two runs");
     }
 
     #[test]
