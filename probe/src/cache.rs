@@ -51,6 +51,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+use crate::memo::ProbeMemo;
 use crate::tally::Tally;
 
 /// Ways of an index set: four keys and places fill one cache line.
@@ -86,12 +87,14 @@ const READ_ONCE: usize = 1 << 12;
 const PROBE_BLOCKS: usize = 64;
 
 /// The blocks the probes in progress on this thread read and the cache did
-/// not keep, by cache and key; emptied when the outermost probe ends.
+/// not keep, by cache and key, and what they resolved where the tables
+/// have no memo; emptied when the outermost probe ends.
 #[derive(Default)]
 struct ProbeBlocks {
     depth: u32,
     blocks: Vec<(usize, u64, Box<[u8]>)>,
     read_in_place: Vec<(usize, u64)>,
+    memo: ProbeMemo,
 }
 
 thread_local! {
@@ -99,7 +102,8 @@ thread_local! {
 }
 
 /// While one lives on a thread, blocks that thread's probes read are kept
-/// for the rest of the probe even if the cache cannot keep them.
+/// for the rest of the probe even if the cache cannot keep them, and so
+/// are the positions they resolve (memo.rs).
 pub(crate) struct ProbeScope(());
 
 impl ProbeScope {
@@ -116,9 +120,17 @@ impl Drop for ProbeScope {
             if p.depth == 0 {
                 p.blocks.clear();
                 p.read_in_place.clear();
+                p.memo.clear();
             }
         });
     }
+}
+
+/// `f` of the memo of the probe in progress on this thread (a memo
+/// without budget keeps its entries there, memo.rs); `None` outside a
+/// probe.
+pub(crate) fn probe_memo<R>(f: impl FnOnce(&mut ProbeMemo) -> Option<R>) -> Option<R> {
+    PROBE_BLOCKS_HELD.with_borrow_mut(|p| if p.depth > 0 { f(&mut p.memo) } else { None })
 }
 
 /// An entry read as the block holds it, or in place (whatever the
