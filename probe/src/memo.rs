@@ -71,7 +71,10 @@ impl Memo {
     pub(crate) fn put(&self, slice: usize, index: u64, kind: Kind, value: Value) {
         if let Some(key) = Memo::key(slice, index) {
             if self.words.is_empty() {
-                crate::cache::probe_memo(|p| Some(p.put(key, kind, value)));
+                crate::cache::probe_memo(|p| {
+                    p.put(key, kind, value);
+                    Some(())
+                });
             } else {
                 self.word(key).store(encode(key, kind, value), Ordering::Relaxed);
             }
