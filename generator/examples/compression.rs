@@ -184,8 +184,8 @@ fn main() {
             .filter(|&i| settled[i as usize] && !dc[i as usize])
             .filter(|&i| {
                 let pos = s.index.position(i);
-                let mut moves = damka::movegen::legal_moves(&pos, Variant::Russian);
-                let best = threat_result(&pos, Variant::Russian, &mut moves, |after| {
+                let moves = damka::movegen::legal_moves(&pos, Variant::Russian);
+                let best = threat_result(&pos, Variant::Russian, &moves, |after| {
                     let after = damka::resolve::white_to_move(after);
                     let there = &known[&damka::Material::of(&after)];
                     Ok::<_, ()>(Value::unpack(there.values[there.index.index_unchecked(&after) as usize]).unwrap().wdl)

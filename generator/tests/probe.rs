@@ -136,7 +136,7 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
             deep += two as usize;
             deepest += three as usize;
             let value = value_of(&pos);
-            let one_ply = threat_result(&pos, Variant::Russian, &mut moves, |after| Ok::<_, ()>(value_of(after).wdl)).unwrap();
+            let one_ply = threat_result(&pos, Variant::Russian, &moves, |after| Ok::<_, ()>(value_of(after).wdl)).unwrap();
             stored += (one_ply != value.wdl) as usize;
             let one_ply = threat_value(&pos, &moves, |after| Ok::<_, ()>(value_of(after))).unwrap();
             distance_stored += (one_ply != value && value.wdl != Wdl::Draw) as usize;

@@ -662,7 +662,7 @@ impl Tablebase {
             self.memo.put(slice, index, memo::Kind::ThreatValue, v);
             return Ok(Resolved::ThreatValue(v));
         }
-        let wdl = resolve::threat_result(pos, self.variant, &mut moves, wdl_after)?;
+        let wdl = resolve::threat_result(pos, self.variant, &moves, wdl_after)?;
         self.memo.put(slice, index, memo::Kind::ThreatResult, Value::new(wdl, 0));
         Ok(Resolved::Threat(wdl))
     }

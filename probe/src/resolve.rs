@@ -93,19 +93,26 @@ fn settles_within(pos: &Position, variant: Variant, depth: u32, moves: &mut Vec<
 /// them turned around (a loss without a move). With move-limit rules this
 /// takes each successor's result for fresh counters, one move too early;
 /// the tables store the positions where that is wrong (docs/FORMAT.md).
-/// Reorders `moves`: those that leave the opponent no capture first, as
-/// they read one stored entry where the others resolve captures, and the
-/// search stops at the first win (at 6 pieces 6% fewer blocks a probe).
+/// The moves that leave the opponent no capture come first, as they read
+/// one stored entry where the others resolve captures, and the search
+/// stops at the first win (at 6 pieces 6% fewer blocks a probe).
 pub fn threat_result<E>(
     pos: &Position,
     variant: Variant,
-    moves: &mut [Move],
+    moves: &[Move],
     mut successor: impl FnMut(&Position) -> Result<Wdl, E>,
 ) -> Result<Wdl, E> {
-    moves.sort_by_cached_key(|m| has_capture(&pos.play(m), variant));
+    let mut afters: Vec<(bool, Position)> = moves
+        .iter()
+        .map(|m| {
+            let after = pos.play(m);
+            (has_capture(&after, variant), after)
+        })
+        .collect();
+    afters.sort_by_key(|&(capture, _)| capture);
     let mut best = Wdl::Loss;
-    for m in moves {
-        best = best.max(successor(&pos.play(m))?.negate());
+    for (_, after) in &afters {
+        best = best.max(successor(after)?.negate());
         if best == Wdl::Win {
             break;
         }
