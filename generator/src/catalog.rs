@@ -19,8 +19,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{Distances, FormatError, Header, Kind, TableFile};
 use damka::movegen::{generate, Routes};
 use damka::layout::EntryLayout;
-use damka::resolve::{capture_value, is_settled_threat, threat_value, white_to_move};
-use damka::{Material, SliceIndex, TableName, Value, Variant};
+use damka::resolve::{capture_value, is_settled_threat, threat_result, threat_value, white_to_move};
+use damka::{Material, SliceIndex, TableName, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::graph;
@@ -173,12 +173,23 @@ pub fn remembering_last<T: Copy>(lookup: impl Fn(Material) -> Option<T>) -> impl
     }
 }
 
-/// What resolving a slice's settled threats reads: its `.wdl` and `.dtc`
-/// files, and both files of every other slice their moves lead to, as deep
-/// as a settled threat lies ([`graph::threats_reach`]).
+/// What a slice is read back for: every value (verify, stats), or its
+/// results alone (the pairs after it keep nothing else): those a settled
+/// threat's moves give without their distances, so its search stops at
+/// the first win and reads no `.dtc` block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    Values,
+    Results,
+}
+
+/// What resolving a slice's settled threats reads: its `.wdl` file, its
+/// `.dtc` file where values are wanted, and both files of every other
+/// slice their moves lead to, as deep as a settled threat lies
+/// ([`graph::threats_reach`]).
 pub struct Threats<'a> {
     pub wdl: &'a Loaded,
-    pub dtc: &'a Loaded,
+    pub dtc: Option<&'a Loaded>,
     pub reached: &'a [ReachedSlice],
 }
 
@@ -226,7 +237,8 @@ fn check_header(header: &Header, path: &Path, id: SliceId, kind: Kind, index: &S
 /// Sets every "don't care" position of a slice (`index`, packed `values`)
 /// to its value: a capture position's from its captures, reading the
 /// slices they lead to through `lookup`, and a settled threat's from its
-/// moves and the entries its files list as stored (`threats`). Returns which positions
+/// moves and the entries its files list as stored (`threats`); without
+/// `threats.dtc`, results alone (the distances left are not to be read). Returns which positions
 /// must capture. Fails naming a slice `lookup` does not have, or a damaged
 /// block of a slice the threats reach.
 pub fn resolve_dont_cares<'a>(
@@ -237,7 +249,7 @@ pub fn resolve_dont_cares<'a>(
     threats: &Threats,
 ) -> Result<Captures> {
     const CHUNK: usize = 1 << 14;
-    let from_twin = threats.dtc.header.distances == Distances::FromTwin;
+    let from_twin = threats.dtc.is_some_and(|dtc| dtc.header.distances == Distances::FromTwin);
     let words: Vec<Vec<u64>> = values
         .par_chunks_mut(CHUNK)
         .enumerate()
@@ -255,8 +267,12 @@ pub fn resolve_dont_cares<'a>(
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);
                 } else if is_settled_threat(&pos, variant, &mut moves) {
-                    *v = resolver.threat(&pos, &moves, Slice::Own, at)?.pack();
-                } else if from_twin && *v & 7 != 0 && !resolver.is_stored(Slice::Own, 1, at) {
+                    *v = match threats.dtc {
+                        Some(_) => resolver.threat(&pos, &moves, Slice::Own, at)?,
+                        None => Value::new(resolver.threat_result(&pos, &moves, Slice::Own, at)?, 0),
+                    }
+                    .pack();
+                } else if from_twin && *v & 7 != 0 && !resolver.is_stored(Slice::Own, 1, at)? {
                     generate(&pos, variant, Routes::Merge, &mut moves);
                     let one_ply = threat_value(&pos, &moves, |a| resolver.reply(a))?;
                     *v = (one_ply.plies.0 << 3) | (*v & 7);
@@ -266,6 +282,11 @@ pub fn resolve_dont_cares<'a>(
         })
         .collect::<Result<_>>()?;
     Ok(Captures::from_words(words.concat()))
+}
+
+/// The result a `.wdl` code stands for (codes are checked when read).
+fn result_of(code: u16) -> Wdl {
+    Value::unpack(code).map_or(Wdl::Draw, |v| v.wdl)
 }
 
 /// Where a settled threat's move leads: the slice being read, or one of
@@ -317,6 +338,30 @@ impl Resolver<'_, '_> {
         if let Some(v) = capture_value(after, self.variant, &mut moves, |a| self.captured(a))? {
             return Ok(v);
         }
+        let (after, slice, at) = self.locate(after)?;
+        if is_settled_threat(&after, self.variant, &mut moves) {
+            return self.threat(&after, &moves, slice, at);
+        }
+        let code = self.entry(slice, 0, at)?;
+        Ok(if code == 0 { Value::DRAW } else { Value::unpack((self.entry(slice, 1, at)? << 3) | code).unwrap_or(Value::DRAW) })
+    }
+
+    /// [`Resolver::reply`]'s result alone.
+    fn reply_result(&self, after: &damka::Position) -> Result<Wdl> {
+        let mut moves = Vec::new();
+        if let Some(v) = capture_value(after, self.variant, &mut moves, |a| self.captured(a))? {
+            return Ok(v.wdl);
+        }
+        let (after, slice, at) = self.locate(after)?;
+        if is_settled_threat(&after, self.variant, &mut moves) {
+            return self.threat_result(&after, &moves, slice, at);
+        }
+        Ok(result_of(self.entry(slice, 0, at)?))
+    }
+
+    /// A quiet position a move leads to, White to move, with its slice and
+    /// index.
+    fn locate(&self, after: &damka::Position) -> Result<(damka::Position, Slice, u64)> {
         let after = white_to_move(after);
         let m = Material::of(&after);
         let (slice, index) = if m == self.own.material() {
@@ -326,25 +371,30 @@ impl Resolver<'_, '_> {
             (Slice::Reached(r), &self.threats.reached[r].index)
         };
         let at = index.index_unchecked(&after);
-        if is_settled_threat(&after, self.variant, &mut moves) {
-            return self.threat(&after, &moves, slice, at);
+        Ok((after, slice, at))
+    }
+
+    /// [`Resolver::threat`]'s result alone: what the `.wdl` file stores, or
+    /// the best of its moves' results.
+    fn threat_result(&self, pos: &damka::Position, moves: &[damka::Move], slice: Slice, at: u64) -> Result<Wdl> {
+        if self.is_stored(slice, 0, at)? {
+            return Ok(result_of(self.entry(slice, 0, at)?));
         }
-        let code = self.entry(slice, 0, at)?;
-        Ok(if code == 0 { Value::DRAW } else { Value::unpack((self.entry(slice, 1, at)? << 3) | code).unwrap_or(Value::DRAW) })
+        threat_result(pos, self.variant, moves, |a| self.reply_result(a))
     }
 
     /// Settled threat `pos` (with legal `moves`) at `at` of `slice`: from
     /// its moves, but what its files list as stored.
     fn threat(&self, pos: &damka::Position, moves: &[damka::Move], slice: Slice, at: u64) -> Result<Value> {
         let one_ply = threat_value(pos, moves, |a| self.reply(a))?;
-        let result = if self.is_stored(slice, 0, at) {
-            Value::unpack(self.entry(slice, 0, at)?).map_or(damka::Wdl::Draw, |v| v.wdl)
+        let result = if self.is_stored(slice, 0, at)? {
+            result_of(self.entry(slice, 0, at)?)
         } else {
             one_ply.wdl
         };
         Ok(match result {
-            damka::Wdl::Draw => Value::DRAW,
-            result if self.is_stored(slice, 1, at) || self.distances(slice) == Distances::ForTwin => {
+            Wdl::Draw => Value::DRAW,
+            result if self.is_stored(slice, 1, at)? || self.distances(slice)? == Distances::ForTwin => {
                 Value::new(result, self.entry(slice, 1, at)?)
             }
             _ => one_ply,
@@ -352,24 +402,32 @@ impl Resolver<'_, '_> {
     }
 
     /// Where the distances of `slice` come from.
-    fn distances(&self, slice: Slice) -> Distances {
-        match slice {
-            Slice::Own => self.threats.dtc.header.distances,
+    fn distances(&self, slice: Slice) -> Result<Distances> {
+        Ok(match slice {
+            Slice::Own => self.own_file(1)?.header.distances,
             Slice::Reached(r) => self.threats.reached[r].files[1].header().distances,
-        }
+        })
     }
 
-    fn is_stored(&self, slice: Slice, file: usize, at: u64) -> bool {
-        match slice {
-            Slice::Own => [self.threats.wdl, self.threats.dtc][file].stored_entries.binary_search(&at).is_ok(),
+    fn is_stored(&self, slice: Slice, file: usize, at: u64) -> Result<bool> {
+        Ok(match slice {
+            Slice::Own => self.own_file(file)?.stored_entries.binary_search(&at).is_ok(),
             Slice::Reached(r) => self.threats.reached[r].files[file].entry_is_stored(at),
+        })
+    }
+
+    /// The slice's own `.wdl` (`file` 0) or `.dtc` (1), if read.
+    fn own_file(&self, file: usize) -> Result<&Loaded> {
+        match file {
+            0 => Ok(self.threats.wdl),
+            _ => self.threats.dtc.ok_or_else(|| anyhow!("{}-{}: distances asked of a read for results", self.variant, self.own.material())),
         }
     }
 
     /// The entry at `at` of `slice`'s `.wdl` (`file` 0) or `.dtc` (1).
     fn entry(&self, slice: Slice, file: usize, at: u64) -> Result<u16> {
         let r = match slice {
-            Slice::Own => return Ok([self.threats.wdl, self.threats.dtc][file].entry(at as usize)),
+            Slice::Own => return Ok(self.own_file(file)?.entry(at as usize)),
             Slice::Reached(r) => r,
         };
         let reached = &self.threats.reached[r];
@@ -394,39 +452,47 @@ impl Resolver<'_, '_> {
     }
 }
 
-/// Reads both files of a slice and resolves its capture positions from the
-/// slices `lookup` gives: the values the solver found, and the `.wdl`
-/// file's header.
+/// Reads a slice's files and resolves its "don't care" entries from the
+/// slices `lookup` gives: the values the solver found (or, for
+/// [`Want::Results`], its results, without reading its `.dtc` file: the
+/// distances left are not to be read), and the `.wdl` file's header.
 pub fn read_slice<'a>(
     dir: &Path,
     id: SliceId,
     lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
+    want: Want,
 ) -> Result<(Solved, Header)> {
+    let index = SliceIndex::new(id.material);
     let read = |kind| {
         let path = id.path(dir, kind);
-        load(&path).map_err(|e| anyhow!("{}: {e}", path.display()))
+        let loaded = load(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        check_header(&loaded.header, &path, id, kind, &index)?;
+        Ok::<_, anyhow::Error>(loaded)
     };
-    let (wdl, dtc) = (read(Kind::Wdl)?, read(Kind::Distance)?);
-    let index = SliceIndex::new(id.material);
-    for (h, kind) in [(&wdl.header, Kind::Wdl), (&dtc.header, Kind::Distance)] {
-        check_header(h, &id.path(dir, kind), id, kind, &index)?;
-    }
+    let wdl = read(Kind::Wdl)?;
+    let dtc = match want {
+        Want::Values => Some(read(Kind::Distance)?),
+        Want::Results => None,
+    };
     if let Some(i) = wdl.raw.iter().position(|&c| c >= 5) {
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
     }
-    let mut values = combine(&wdl, &dtc);
+    let mut values = match &dtc {
+        Some(dtc) => combine(&wdl, dtc),
+        None => wdl.raw.par_iter().with_min_len(1 << 14).map(|&c| c as u16).collect(),
+    };
     let reached: Vec<ReachedSlice> = graph::threats_reach(id.material)
         .iter()
         .filter(|&&m| m != id.material)
         .map(|&m| ReachedSlice::open(dir, SliceId { variant: id.variant, material: m }).with_context(|| format!("{id}: its moves lead to {m}")))
         .collect::<Result<_>>()?;
-    if dtc.header.distances == Distances::FromTwin {
+    if dtc.as_ref().is_some_and(|d| d.header.distances == Distances::FromTwin) {
         let twin = reached.iter().find(|r| r.index.material() == id.material.swap());
         if twin.is_none_or(|t| t.files[1].header().distances != Distances::ForTwin) {
             bail!("{}: takes distances from its twin, which does not store them for it", id.path(dir, Kind::Distance).display());
         }
     }
-    let threats = Threats { wdl: &wdl, dtc: &dtc, reached: &reached };
+    let threats = Threats { wdl: &wdl, dtc: dtc.as_ref(), reached: &reached };
     let captures = resolve_dont_cares(&index, &mut values, id.variant, lookup, &threats)?;
     Ok((Solved { index, values, captures }, wdl.header))
 }

@@ -148,7 +148,7 @@ pub fn collect(dir: &Path, variant: Option<Variant>) -> Result<Collected> {
     for (i, &id) in slices.iter().enumerate() {
         let read = {
             let lookup = |m: Material| known.get(&SliceId { variant: id.variant, material: m }).map(Solved::view);
-            catalog::read_slice(dir, id, &lookup)
+            catalog::read_slice(dir, id, &lookup, catalog::Want::Values)
         };
         match read.and_then(|(solved, header)| Ok((of_slice(id, &header.rules_name, &solved)?, solved))) {
             Ok((stats, solved)) => {

@@ -470,7 +470,7 @@ fn load_table(dir: &Path, key: SliceId, results_only: bool, cache: &mut HashMap<
         load_table(dir, SliceId { variant: key.variant, material: target }, results_only, cache)?;
     }
     let lookup = |m: Material| cache.get(&SliceId { variant: key.variant, material: m }).map(|t| (&t.index, Values::Packed(&t.values)));
-    let (solved, _) = catalog::read_slice(dir, key, &lookup).map_err(|e| format!("needs {key}: {e:#}"))?;
+    let (solved, _) = catalog::read_slice(dir, key, &lookup, catalog::Want::Values).map_err(|e| format!("needs {key}: {e:#}"))?;
     let bad = |b: u16| Value::unpack(b).is_none_or(|v| !results_only && v.wdl != v.wdl.pure());
     if let Some(i) = solved.values.iter().position(|&b| bad(b)) {
         return Err(format!("needs {key}: entry {i} is not a pure value"));

@@ -697,7 +697,7 @@ pub fn load(dir: &Path, variant: Variant, material: Material, known: &KeptSlices
         dense[material_code(k.index.material())] = Some(k.view());
     }
     let lookup = |m: Material| dense[material_code(m)];
-    Ok(catalog::read_slice(dir, SliceId { variant, material }, &lookup)?.0)
+    Ok(catalog::read_slice(dir, SliceId { variant, material }, &lookup, catalog::Want::Results)?.0)
 }
 
 #[cfg(test)]

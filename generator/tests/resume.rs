@@ -180,3 +180,34 @@ fn a_build_killed_inside_a_pair_resumes_to_the_same_bytes() {
         assert!(bytes == &b[name], "{name} differs after resuming");
     }
 }
+
+/// A slice read back for its results alone (as resumed runs and pair jobs
+/// read their inputs: settled threats searched for results, no distance
+/// file read) has the results of the same slice read back for its values,
+/// position by position.
+#[test]
+fn a_slice_read_for_its_results_has_the_results_of_its_values() {
+    use damka_generator::catalog::{read_slice, slices, Want};
+    use damka_generator::solver::Solved;
+    let dir = support::generate_with_rules("read-results", Variant::Russian, 4, "russian");
+    let mut known: BTreeMap<Material, Solved> = BTreeMap::new();
+    let mut threats = 0u64;
+    for id in slices(dir.path(), None).unwrap() {
+        let lookup = |m: Material| known.get(&m).map(Solved::view);
+        let (values, _) = read_slice(dir.path(), id, &lookup, Want::Values).unwrap();
+        let (results, _) = read_slice(dir.path(), id, &lookup, Want::Results).unwrap();
+        assert_eq!(values.values.len(), results.values.len());
+        for (i, (v, r)) in values.values.iter().zip(&results.values).enumerate() {
+            assert_eq!(v & 7, r & 7, "{id}: position {i}");
+        }
+        let mut moves = Vec::new();
+        threats += values
+            .index
+            .positions(0..values.index.size())
+            .filter(|p| damka::resolve::is_settled_threat(p, Variant::Russian, &mut moves))
+            .count() as u64;
+        known.insert(id.material, values);
+    }
+    // The results' own search ran.
+    assert!(threats > 1000, "{threats} settled threats");
+}
