@@ -465,15 +465,20 @@ pub fn read_slice<'a>(
     let index = SliceIndex::new(id.material);
     let read = |kind| {
         let path = id.path(dir, kind);
-        let loaded = load(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        check_header(&loaded.header, &path, id, kind, &index)?;
-        Ok::<_, anyhow::Error>(loaded)
+        load(&path).map_err(|e| anyhow!("{}: {e}", path.display()))
     };
+    // Both files read before either header is judged: a missing file is
+    // the first thing to say.
     let wdl = read(Kind::Wdl)?;
     let dtc = match want {
         Want::Values => Some(read(Kind::Distance)?),
         Want::Results => None,
     };
+    for (loaded, kind) in [(Some(&wdl), Kind::Wdl), (dtc.as_ref(), Kind::Distance)] {
+        if let Some(loaded) = loaded {
+            check_header(&loaded.header, &id.path(dir, kind), id, kind, &index)?;
+        }
+    }
     if let Some(i) = wdl.raw.iter().position(|&c| c >= 5) {
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
     }
