@@ -474,10 +474,9 @@ pub fn read_slice<'a>(
         Want::Values => Some(read(Kind::Distance)?),
         Want::Results => None,
     };
-    for (loaded, kind) in [(Some(&wdl), Kind::Wdl), (dtc.as_ref(), Kind::Distance)] {
-        if let Some(loaded) = loaded {
-            check_header(&loaded.header, &id.path(dir, kind), id, kind, &index)?;
-        }
+    check_header(&wdl.header, &id.path(dir, Kind::Wdl), id, Kind::Wdl, &index)?;
+    if let Some(dtc) = &dtc {
+        check_header(&dtc.header, &id.path(dir, Kind::Distance), id, Kind::Distance, &index)?;
     }
     if let Some(i) = wdl.raw.iter().position(|&c| c >= 5) {
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());
