@@ -9,7 +9,10 @@
 //! 2. Values. Each slice is read as an engine reads it: codes from the
 //!    `.wdl` file, distances from the `.dtc` file, and the "don't care"
 //!    capture positions resolved through their captures
-//!    ([`catalog::read_slice`]). The header's counts and longest distances,
+//!    ([`catalog::read_slice`]); the slices its moves lead to are read
+//!    the same way, for their results alone but for its twin, since every
+//!    other move starts the count again ([`Store::open`]). The header's
+//!    counts and longest distances,
 //!    which the writer took from the solver's values, must equal what the
 //!    resolved data holds. Then every value, capture positions included,
 //!    is re-derived by a one-ply search: the legal moves of the position,
@@ -69,7 +72,7 @@ use damka::{fen, Color, Material, Move, Position, RuleSet, SliceIndex, Value, Va
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::catalog::{self, LoadError, SliceId};
+use crate::catalog::{self, LoadError, SliceId, Want};
 use crate::kept::Values;
 use crate::stats::Tally;
 
@@ -355,10 +358,12 @@ fn header_matches_data(
 // ---------------------------------------------------------------------------
 // Pass 2: values.
 
-/// One slice's values as written, read back through the file reader.
+/// One slice's values as written, read back through the file reader: all
+/// of them, or its results alone (distances 0).
 struct Table {
     index: SliceIndex,
     values: Vec<u16>,
+    read_for: Want,
 }
 
 /// The tables one slice's moves can reach, loaded from the written files.
@@ -382,7 +387,12 @@ impl Store {
     /// need (tables are loaded whole: at most five pieces fit in memory many
     /// times over; larger slices want a block cache here). Capture
     /// positions are resolved from the slices their captures lead to,
-    /// loaded first.
+    /// loaded first. Only the slice and its twin are read for their
+    /// values: every other move captures or promotes, and so starts its
+    /// count again, and a capture position is worth its best capture's
+    /// result, so the others are read for their results alone (at 7
+    /// pieces reading a slice's settled threats for their values took
+    /// most of a check).
     fn open(dir: &Path, id: SliceId, results_only: bool, layered: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Store {
         let mut needed = reachable(id.material);
         needed.push(id.material);
@@ -398,7 +408,10 @@ impl Store {
         needed.sort_by_key(|m| std::cmp::Reverse(m.pieces()));
         let tables = needed
             .into_iter()
-            .map(|m| (m, load_table(dir, SliceId { variant: id.variant, material: m }, results_only, cache)))
+            .map(|m| {
+                let want = if m == id.material || m == id.material.swap() { Want::Values } else { Want::Results };
+                (m, load_table(dir, SliceId { variant: id.variant, material: m }, want, results_only, cache))
+            })
             .collect();
         Store { variant: id.variant, results_only, rules: None, tables }
     }
@@ -467,23 +480,30 @@ fn reachable(m: Material) -> Vec<Material> {
     out
 }
 
-/// The slice `key` as an engine reads it, from `cache` or its files, with
-/// the slices it resolves its entries from loaded (into `cache`) before it.
-fn load_table(dir: &Path, key: SliceId, results_only: bool, cache: &mut HashMap<SliceId, Arc<Table>>) -> Result<Arc<Table>, String> {
-    if let Some(t) = cache.get(&key) {
+/// The slice `key` as an engine reads it, for what `want`s, from `cache`
+/// or its files, with the slices it resolves its entries from loaded (into
+/// `cache`) before it: for their results, all a capture's value takes.
+fn load_table(
+    dir: &Path,
+    key: SliceId,
+    want: Want,
+    results_only: bool,
+    cache: &mut HashMap<SliceId, Arc<Table>>,
+) -> Result<Arc<Table>, String> {
+    if let Some(t) = cache.get(&key).filter(|t| t.read_for == Want::Values || want == Want::Results) {
         return Ok(t.clone());
     }
     let m = key.material;
     for target in crate::graph::read_back_reads(m) {
-        load_table(dir, SliceId { variant: key.variant, material: target }, results_only, cache)?;
+        load_table(dir, SliceId { variant: key.variant, material: target }, Want::Results, results_only, cache)?;
     }
     let lookup = |m: Material| cache.get(&SliceId { variant: key.variant, material: m }).map(|t| (&t.index, Values::Packed(&t.values)));
-    let (solved, _) = catalog::read_slice(dir, key, &lookup, catalog::Want::Values).map_err(|e| format!("needs {key}: {e:#}"))?;
+    let (solved, _) = catalog::read_slice(dir, key, &lookup, want).map_err(|e| format!("needs {key}: {e:#}"))?;
     let bad = |b: u16| Value::unpack(b).is_none_or(|v| !results_only && v.wdl != v.wdl.pure());
     if let Some(i) = solved.values.iter().position(|&b| bad(b)) {
         return Err(format!("needs {key}: entry {i} is not a pure value"));
     }
-    let table = Arc::new(Table { index: solved.index, values: solved.values });
+    let table = Arc::new(Table { index: solved.index, values: solved.values, read_for: want });
     cache.insert(key, table.clone());
     Ok(table)
 }
