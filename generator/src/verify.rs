@@ -421,32 +421,36 @@ impl Store {
         self.tables.iter().find(|(t, _)| *t == m).map(|(_, t)| t)
     }
 
-    /// The stored value of `pos` (White to move) for the side to move (only
-    /// its pure result, distance 0, if `results_only`), or why it cannot be
-    /// had.
-    fn value(&self, pos: &Position) -> Result<Value, &str> {
-        let v = self.stored(pos)?;
-        Ok(if self.results_only { Value::new(v.wdl.pure(), 0) } else { v })
+    /// The stored value of a position (White to move) for the side to move
+    /// (only its pure result, distance 0, if `results_only`).
+    fn value(&self, at: Located) -> Value {
+        let v = self.stored(at);
+        if self.results_only {
+            Value::new(v.wdl.pure(), 0)
+        } else {
+            v
+        }
     }
 
-    /// Under draw rules: what a move into `pos` sees. After a reset, the
-    /// rule result of a fresh count (cursed wins and blessed losses are
+    /// Under draw rules: what a move into a position sees. After a reset,
+    /// the rule result of a fresh count (cursed wins and blessed losses are
     /// draws); otherwise the running rule distance.
-    fn rule_value(&self, pos: &Position, resets: bool) -> Result<Value, &str> {
-        let v = self.stored(pos)?;
-        Ok(match (resets, v.wdl) {
+    fn rule_value(&self, at: Located, resets: bool) -> Value {
+        let v = self.stored(at);
+        match (resets, v.wdl) {
             (true, Wdl::Win | Wdl::Loss) => v,
             (true, _) => Value::DRAW,
             (false, _) => rule_distance(v),
-        })
+        }
     }
 
-    /// The stored value of `pos` as written.
-    fn stored(&self, pos: &Position) -> Result<Value, &str> {
+    /// Where `pos` (White to move) is stored, its line asked for ahead of
+    /// [`Store::stored`] (successors lie all over slices far larger than
+    /// the processor's caches), or why it cannot be had.
+    fn locate(&self, pos: &Position) -> Result<Located<'_>, &str> {
         let material = Material::of(pos);
         if material.own_kings + material.own_men == 0 {
-            // Nothing left to move: lost, and no table holds it.
-            return Ok(Value::new(Wdl::Loss, 0));
+            return Ok(Located::NoPieces);
         }
         let table = match self.table(material) {
             Some(Ok(t)) => t,
@@ -454,8 +458,26 @@ impl Store {
             None => return Err("a move leads to a slice the verifier did not expect"),
         };
         let i = table.index.index(pos).expect("a White-to-move position of the table's slice");
-        Ok(Value::unpack(table.values[i as usize]).expect("checked when loaded"))
+        crate::kept::prefetch(&table.values[i as usize]);
+        Ok(Located::At(table, i as usize))
     }
+
+    /// The stored value at `at` as written.
+    fn stored(&self, at: Located) -> Value {
+        match at {
+            // Nothing left to move: lost, and no table holds it.
+            Located::NoPieces => Value::new(Wdl::Loss, 0),
+            Located::At(table, i) => Value::unpack(table.values[i]).expect("checked when loaded"),
+        }
+    }
+}
+
+/// Where a successor's value is stored.
+#[derive(Clone, Copy)]
+enum Located<'s> {
+    /// The side to move has no pieces left.
+    NoPieces,
+    At(&'s Table, usize),
 }
 
 /// Slices a move from `m` can lead to, from the view of the side to move
@@ -508,8 +530,9 @@ fn load_table(
     Ok(table)
 }
 
-/// The value of `pos` (White to move) by a one-ply search over the stored
-/// values of its successors:
+/// The value of `pos` (White to move) by a one-ply search over its legal
+/// `moves` and the stored values of their successors, which `successor`
+/// is asked for in the order of the moves:
 ///
 /// - no legal move: lost, in 0 plies for pure values, in 1 for rule
 ///   values (the missing move is the reset: a move that blocks on the
@@ -522,14 +545,12 @@ fn load_table(
 ///   the longest loss.
 fn derive<E>(
     pos: &Position,
-    variant: Variant,
-    moves: &mut Vec<Move>,
+    moves: &[Move],
     distances: Distances,
     successor: &dyn Fn(&Position, bool) -> Result<Value, E>,
 ) -> Result<Value, E> {
     let man_moves_reset = matches!(distances, Distances::Rule { man_moves_reset: true });
     debug_assert_eq!(pos.turn(), Color::White);
-    generate(pos, variant, Routes::Merge, moves);
     let mut best: Option<Value> = None;
     for m in moves.iter() {
         let next = pos.play(m).flip();
@@ -681,46 +702,81 @@ fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::op
     let mut moves = Vec::with_capacity(64);
     let per_config = index.kings_per_config();
     let mut config = (u64::MAX, index.config(range.start / per_config));
-    for i in range {
-        let rank = i / per_config;
-        if rank != config.0 {
-            config = (rank, index.config(rank));
+    // A batch of positions: their moves and where these lead, located (and
+    // the lines asked for) before any is read.
+    let mut batch: Vec<(u64, Position, usize)> = Vec::with_capacity(BATCH);
+    let (mut batch_moves, mut located) = (Vec::new(), Vec::new());
+    let mut start = range.start;
+    while start < range.end {
+        let end = range.end.min(start + BATCH as u64);
+        (batch.clear(), batch_moves.clear(), located.clear());
+        for i in start..end {
+            let rank = i / per_config;
+            if rank != config.0 {
+                config = (rank, index.config(rank));
+            }
+            let pos = index.position_in(config.1, i % per_config);
+            generate(&pos, store.variant, Routes::Merge, &mut moves);
+            for m in &moves {
+                located.push(store.locate(&pos.play(m).flip()));
+            }
+            batch_moves.extend_from_slice(&moves);
+            batch.push((i, pos, batch_moves.len()));
         }
-        let pos = index.position_in(config.1, i % per_config);
-        let expected = match derive(&pos, store.variant, &mut moves, Distances::Pure, &|p, _| store.value(p)) {
-            Ok(v) => v,
-            Err(reason) => {
+        let mut from = 0;
+        for &(i, pos, to) in &batch {
+            if let Err(reason) = check_position(i, &pos, &batch_moves[from..to], &located[from..to], values, store, &mut found) {
                 found.unverifiable = Some(reason.to_string());
                 return found;
             }
-        };
-        let stored = Value::unpack(values[i as usize]).expect("checked when loaded");
-        let differs = if store.results_only { stored.wdl.pure() != expected.wdl } else { stored != expected };
-        // Where two limits bind, rule values are re-derived per men
-        // configuration by check_layered.
-        let one_ply_rules = store.rules.as_ref().filter(|(_, b)| !matches!(b, Binding::Both(_)));
-        if let (false, Some((rules, binding))) = (differs, one_ply_rules) {
-            let distances = Distances::Rule { man_moves_reset: *binding == Binding::KingsOnly };
-            let raw = match derive(&pos, store.variant, &mut moves, distances, &|p, r| store.rule_value(p, r)) {
-                Ok(v) => v,
-                Err(reason) => {
-                    found.unverifiable = Some(reason.to_string());
-                    return found;
-                }
-            };
-            let rule = rule_result(rules, *binding, &pos, raw, expected.wdl);
-            if rule != stored {
-                found.count += 1;
-                found.first.get_or_insert((i, rule, stored));
-            }
-            continue;
+            from = to;
         }
-        if differs {
-            found.count += 1;
-            found.first.get_or_insert((i, expected, stored));
-        }
+        start = end;
     }
     found
+}
+
+/// Positions a batch of [`check_range`].
+const BATCH: usize = 64;
+
+/// Re-derives position `i`, `pos`, from its `moves` and where they lead,
+/// against the value stored; adds it to `found` if it differs.
+fn check_position<'s>(
+    i: u64,
+    pos: &Position,
+    moves: &[Move],
+    located: &[Result<Located<'s>, &'s str>],
+    values: &[u16],
+    store: &'s Store,
+    found: &mut Found,
+) -> Result<(), &'s str> {
+    // derive asks for the successors in the order of the moves.
+    let next = std::cell::Cell::new(0);
+    let at = || {
+        let k = next.get();
+        next.set(k + 1);
+        located[k]
+    };
+    let expected = derive(pos, moves, Distances::Pure, &|_, _| at().map(|l| store.value(l)))?;
+    let stored = Value::unpack(values[i as usize]).expect("checked when loaded");
+    let differs = if store.results_only { stored.wdl.pure() != expected.wdl } else { stored != expected };
+    // Where two limits bind, rule values are re-derived per men
+    // configuration by check_layered.
+    let one_ply_rules = store.rules.as_ref().filter(|(_, b)| !matches!(b, Binding::Both(_)));
+    if let (false, Some((rules, binding))) = (differs, one_ply_rules) {
+        let distances = Distances::Rule { man_moves_reset: *binding == Binding::KingsOnly };
+        next.set(0);
+        let raw = derive(pos, moves, distances, &|_, resets| at().map(|l| store.rule_value(l, resets)))?;
+        let rule = rule_result(rules, *binding, pos, raw, expected.wdl);
+        if rule != stored {
+            found.count += 1;
+            found.first.get_or_insert((i, rule, stored));
+        }
+    } else if differs {
+        found.count += 1;
+        found.first.get_or_insert((i, expected, stored));
+    }
+    Ok(())
 }
 
 /// Re-derives the rule values of one men configuration of a slice where a
@@ -768,8 +824,8 @@ fn check_layered(index: &SliceIndex, values: &[u16], store: &Store, rules: &Rule
                 continue;
             }
             let resets = m.is_capture() || m.promotes();
-            match store.rule_value(&next, resets) {
-                Ok(theirs) => best = Some(better(best, theirs.back_one_ply(resets))),
+            match store.locate(&next) {
+                Ok(at) => best = Some(better(best, store.rule_value(at, resets).back_one_ply(resets))),
                 Err(reason) => {
                     found.unverifiable = Some(reason.to_string());
                     return found;
@@ -823,6 +879,13 @@ mod tests {
         fen::parse(text, Variant::Russian).expect("test FEN")
     }
 
+    /// [`derive`] over every legal move of `p`.
+    fn derive_all<E>(p: &Position, distances: Distances, successor: &dyn Fn(&Position, bool) -> Result<Value, E>) -> Result<Value, E> {
+        let mut moves = Vec::new();
+        generate(p, Variant::Russian, Routes::Merge, &mut moves);
+        derive(p, &moves, distances, successor)
+    }
+
     #[test]
     fn every_move_leads_to_a_slice_the_store_loads() {
         let mut moves = Vec::new();
@@ -848,10 +911,10 @@ mod tests {
     fn no_move_is_lost_at_once_or_one_ply_before_the_reset() {
         // The man on a1 is blocked and cannot take (c3 is occupied).
         let blocked = pos("W:W29:B25,22");
-        let v = derive(&blocked, Variant::Russian, &mut Vec::new(), Distances::Pure, &|_, _| Err::<Value, ()>(()));
+        let v = derive_all(&blocked, Distances::Pure, &|_, _| Err::<Value, ()>(()));
         assert_eq!(v, Ok(Value::new(Wdl::Loss, 0)));
         let rule = Distances::Rule { man_moves_reset: false };
-        let v = derive(&blocked, Variant::Russian, &mut Vec::new(), rule, &|_, _| Err::<Value, ()>(()));
+        let v = derive_all(&blocked, rule, &|_, _| Err::<Value, ()>(()));
         assert_eq!(v, Ok(Value::new(Wdl::Loss, 1)));
     }
 
@@ -860,7 +923,7 @@ mod tests {
         // Kings in opposite corners of the main road: every White move is
         // taken at once (a win in 1 for Black), so White loses in 2.
         let corner = pos("W:WKa1:BKh8");
-        let v = derive(&corner, Variant::Russian, &mut Vec::new(), Distances::Pure, &|_, _| Ok::<_, ()>(Value::new(Wdl::Win, 1)));
+        let v = derive_all(&corner, Distances::Pure, &|_, _| Ok::<_, ()>(Value::new(Wdl::Win, 1)));
         assert_eq!(v, Ok(Value::new(Wdl::Loss, 2)));
         // Successors of distinct values: the best for the side to move wins.
         let values = [Value::new(Wdl::Win, 3), Value::new(Wdl::Loss, 6), Value::new(Wdl::Loss, 4), Value::DRAW];
@@ -876,11 +939,11 @@ mod tests {
         // from Black, colours flipped) a promotion shows as a Black king.
         let p = pos("W:Wc7,e3:BKa1");
         let promoted = |next: &Position| next.kings(Color::Black).has_any();
-        let quiet_wins = derive(&p, Variant::Russian, &mut Vec::new(), Distances::Pure, &|next, _| {
+        let quiet_wins = derive_all(&p, Distances::Pure, &|next, _| {
             Ok::<_, ()>(if promoted(next) { Value::DRAW } else { Value::new(Wdl::Loss, 3) })
         });
         assert_eq!(quiet_wins, Ok(Value::new(Wdl::Win, 4)));
-        let both_win = derive(&p, Variant::Russian, &mut Vec::new(), Distances::Pure, &|next, _| {
+        let both_win = derive_all(&p, Distances::Pure, &|next, _| {
             Ok::<_, ()>(Value::new(Wdl::Loss, if promoted(next) { 7 } else { 3 }))
         });
         assert_eq!(both_win, Ok(Value::new(Wdl::Win, 1)));
