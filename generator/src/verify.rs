@@ -709,7 +709,9 @@ fn check_range(index: &SliceIndex, values: &[u16], store: &Store, range: std::op
     let mut start = range.start;
     while start < range.end {
         let end = range.end.min(start + BATCH as u64);
-        (batch.clear(), batch_moves.clear(), located.clear());
+        batch.clear();
+        batch_moves.clear();
+        located.clear();
         for i in start..end {
             let rank = i / per_config;
             if rank != config.0 {
