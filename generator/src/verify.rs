@@ -532,7 +532,7 @@ fn load_table(
 
 /// The value of `pos` (White to move) by a one-ply search over its legal
 /// `moves` and the stored values of their successors, which `successor`
-/// is asked for in the order of the moves:
+/// gives by the move's place in `moves` and whether it resets the count:
 ///
 /// - no legal move: lost, in 0 plies for pure values, in 1 for rule
 ///   values (the missing move is the reset: a move that blocks on the
@@ -547,16 +547,15 @@ fn derive<E>(
     pos: &Position,
     moves: &[Move],
     distances: Distances,
-    successor: &dyn Fn(&Position, bool) -> Result<Value, E>,
+    successor: &dyn Fn(usize, bool) -> Result<Value, E>,
 ) -> Result<Value, E> {
     let man_moves_reset = matches!(distances, Distances::Rule { man_moves_reset: true });
     debug_assert_eq!(pos.turn(), Color::White);
     let mut best: Option<Value> = None;
-    for m in moves.iter() {
-        let next = pos.play(m).flip();
+    for (k, m) in moves.iter().enumerate() {
         let man_move = !pos.all_kings().contains(m.from());
         let resets = m.is_capture() || m.promotes() || (man_moves_reset && man_move);
-        best = Some(better(best, successor(&next, resets)?.back_one_ply(resets)));
+        best = Some(better(best, successor(k, resets)?.back_one_ply(resets)));
     }
     Ok(best.unwrap_or(distances.no_move()))
 }
@@ -752,14 +751,7 @@ fn check_position<'s>(
     store: &'s Store,
     found: &mut Found,
 ) -> Result<(), &'s str> {
-    // derive asks for the successors in the order of the moves.
-    let next = std::cell::Cell::new(0);
-    let at = || {
-        let k = next.get();
-        next.set(k + 1);
-        located[k]
-    };
-    let expected = derive(pos, moves, Distances::Pure, &|_, _| at().map(|l| store.value(l)))?;
+    let expected = derive(pos, moves, Distances::Pure, &|k, _| located[k].map(|l| store.value(l)))?;
     let stored = Value::unpack(values[i as usize]).expect("checked when loaded");
     let differs = if store.results_only { stored.wdl.pure() != expected.wdl } else { stored != expected };
     // Where two limits bind, rule values are re-derived per men
@@ -767,8 +759,7 @@ fn check_position<'s>(
     let one_ply_rules = store.rules.as_ref().filter(|(_, b)| !matches!(b, Binding::Both(_)));
     if let (false, Some((rules, binding))) = (differs, one_ply_rules) {
         let distances = Distances::Rule { man_moves_reset: *binding == Binding::KingsOnly };
-        next.set(0);
-        let raw = derive(pos, moves, distances, &|_, resets| at().map(|l| store.rule_value(l, resets)))?;
+        let raw = derive(pos, moves, distances, &|k, resets| located[k].map(|l| store.rule_value(l, resets)))?;
         let rule = rule_result(rules, *binding, pos, raw, expected.wdl);
         if rule != stored {
             found.count += 1;
@@ -881,11 +872,12 @@ mod tests {
         fen::parse(text, Variant::Russian).expect("test FEN")
     }
 
-    /// [`derive`] over every legal move of `p`.
+    /// [`derive`] over every legal move of `p`, `successor` given the
+    /// position each leads to (colours flipped) and whether it resets.
     fn derive_all<E>(p: &Position, distances: Distances, successor: &dyn Fn(&Position, bool) -> Result<Value, E>) -> Result<Value, E> {
         let mut moves = Vec::new();
         generate(p, Variant::Russian, Routes::Merge, &mut moves);
-        derive(p, &moves, distances, successor)
+        derive(p, &moves, distances, &|k, resets| successor(&p.play(&moves[k]).flip(), resets))
     }
 
     #[test]
