@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{Distances, FormatError, Header, Kind, TableFile};
-use damka::movegen::{generate, Routes};
+use damka::movegen::{generate, has_capture, Routes};
 use damka::layout::EntryLayout;
-use damka::resolve::{capture_value, is_settled_threat, threat_result, threat_value, white_to_move};
+use damka::resolve::{capture_value, is_settled_threat, of_best, threat_result, threat_value, white_to_move};
 use damka::{Material, SliceIndex, TableName, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -250,6 +250,7 @@ pub fn resolve_dont_cares<'a>(
 ) -> Result<Captures> {
     const CHUNK: usize = 1 << 14;
     let from_twin = threats.dtc.is_some_and(|dtc| dtc.header.distances == Distances::FromTwin);
+    let resolution = threats.wdl.header.resolution;
     let words: Vec<Vec<u64>> = values
         .par_chunks_mut(CHUNK)
         .enumerate()
@@ -263,10 +264,16 @@ pub fn resolve_dont_cares<'a>(
             let positions = index.positions(start..start + chunk.len() as u64);
             for ((i, v), pos) in chunk.iter_mut().enumerate().zip(positions) {
                 let at = (c * CHUNK + i) as u64;
-                if let Some(value) = capture_value(&pos, variant, &mut moves, |a| resolver.captured(a))? {
+                let captured = if resolution.captures {
+                    capture_value(&pos, variant, &mut moves, |a| resolver.captured(a))?
+                } else {
+                    // Its result stored; its distance follows from it.
+                    has_capture(&pos, variant).then(|| of_best(result_of(*v & 7)))
+                };
+                if let Some(value) = captured {
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);
-                } else if is_settled_threat(&pos, variant, &mut moves) {
+                } else if is_settled_threat(&pos, variant, resolution.threat_depth, &mut moves) {
                     *v = match threats.dtc {
                         Some(_) => resolver.threat(&pos, &moves, Slice::Own, at)?,
                         None => Value::new(resolver.threat_result(&pos, &moves, Slice::Own, at)?, 0),
@@ -339,7 +346,7 @@ impl Resolver<'_, '_> {
             return Ok(v);
         }
         let (after, slice, at) = self.locate(after)?;
-        if is_settled_threat(&after, self.variant, &mut moves) {
+        if is_settled_threat(&after, self.variant, self.threat_depth(slice), &mut moves) {
             return self.threat(&after, &moves, slice, at);
         }
         let code = self.entry(slice, 0, at)?;
@@ -353,7 +360,7 @@ impl Resolver<'_, '_> {
             return Ok(v.wdl);
         }
         let (after, slice, at) = self.locate(after)?;
-        if is_settled_threat(&after, self.variant, &mut moves) {
+        if is_settled_threat(&after, self.variant, self.threat_depth(slice), &mut moves) {
             return self.threat_result(&after, &moves, slice, at);
         }
         Ok(result_of(self.entry(slice, 0, at)?))
@@ -399,6 +406,14 @@ impl Resolver<'_, '_> {
             }
             _ => one_ply,
         })
+    }
+
+    /// How deep the settled threats of `slice` may lie.
+    fn threat_depth(&self, slice: Slice) -> u32 {
+        match slice {
+            Slice::Own => self.threats.wdl.header.resolution.threat_depth,
+            Slice::Reached(r) => self.threats.reached[r].files[0].header().resolution.threat_depth,
+        }
     }
 
     /// Where the distances of `slice` come from.
@@ -477,6 +492,9 @@ pub fn read_slice<'a>(
     check_header(&wdl.header, &id.path(dir, Kind::Wdl), id, Kind::Wdl, &index)?;
     if let Some(dtc) = &dtc {
         check_header(&dtc.header, &id.path(dir, Kind::Distance), id, Kind::Distance, &index)?;
+        if dtc.header.resolution != wdl.header.resolution {
+            bail!("{}: leaves other entries don't care than its .wdl file", id.path(dir, Kind::Distance).display());
+        }
     }
     if let Some(i) = wdl.raw.iter().position(|&c| c >= 5) {
         bail!("{}: entry {i} is not a result code", id.path(dir, Kind::Wdl).display());

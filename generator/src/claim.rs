@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
 use damka::directory::{Manifest, MANIFEST_NAME};
-use damka::format::{read_header, FORMAT_VERSION};
+use damka::format::{read_header, FORMAT_VERSION, OLDEST_READ_VERSION};
 use damka::game::Game;
 use damka::{Material, RuleSet, RuleSetId, TableName, Variant};
 use serde::{Deserialize, Serialize};
@@ -126,7 +126,9 @@ pub fn check_for_pairs(dir: &Path, wanted: &Manifest) -> Result<bool> {
     }
     match Manifest::read(dir) {
         Ok(Some(m)) => {
-            let same = m.game == wanted.game && m.format == wanted.format && m.rules_id() == wanted.rules_id();
+            // Tables of an older format that this reader takes are kept.
+            let readable = (OLDEST_READ_VERSION..=wanted.format).contains(&m.format);
+            let same = m.game == wanted.game && readable && m.rules_id() == wanted.rules_id();
             if same { Ok(true) } else { Err(refuse(describe(m.game, &m.rules_id(), m.format))) }
         }
         Err(e) => Err(refuse(format!("a manifest that cannot be read ({e})"))),
@@ -165,8 +167,9 @@ fn agree_on_manifest(dir: &Path, wanted: &Manifest) -> Result<()> {
 fn other_build(dir: &Path, wanted: &Manifest) -> Result<Option<String>> {
     match Manifest::read(dir) {
         Ok(Some(m)) => {
-            // Tables of an older format are rebuilt in place (no reader
-            // takes them); a newer format is another program's build.
+            // Tables of an older format are kept where this reader takes
+            // them, else rebuilt in place; a newer format is another
+            // program's build.
             let same = m.game == wanted.game && m.format <= wanted.format && m.rules_id() == wanted.rules_id();
             Ok((!same).then(|| describe(m.game, &m.rules_id(), m.format)))
         }

@@ -38,6 +38,8 @@ pub struct Job {
     /// stay within it ([`memory::schedule`]); `None`: keep every slice
     /// until no later pair reads it.
     pub memory: Option<u64>,
+    /// What the files leave "don't care" ([`graph::resolution_of`]).
+    pub dont_care: graph::DontCare,
 }
 
 /// What a run did.
@@ -262,7 +264,7 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                     // slice and to slices solved before.
                     let lookup =
                         |m: Material| finals.iter().find(|f| f.index.material() == m).map(Solved::view).or_else(|| known.slice(m));
-                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, !job.rules.is_empty(), s, &lookup)?;
+                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, !job.rules.is_empty(), s, graph::resolution_of(s.index.material(), job.dont_care), &lookup)?;
                     by_pieces.bytes += wdl + dtc;
                     by_pieces.wdl_bytes += wdl;
                     by_pieces.positions += s.index.size();

@@ -17,6 +17,7 @@
 use std::collections::BTreeSet;
 
 use damka::format::Distances;
+use damka::resolve::Resolution;
 use damka::Material;
 
 /// The most pieces damka builds slices of (and plans for: eight pieces
@@ -98,6 +99,37 @@ pub fn distances_of(material: Material) -> Distances {
         _ if twin == material => Distances::Own,
         std::cmp::Ordering::Less => Distances::FromTwin,
         _ => Distances::ForTwin,
+    }
+}
+
+/// What a build leaves "don't care" in its files (`damka generate
+/// --dont-care`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DontCare {
+    /// All a reader can resolve, but in slices of kings alone of
+    /// [`STORE_ALL_KINGS_FROM`] pieces or more, which store every result.
+    #[default]
+    Auto,
+    /// All a reader can resolve, in every slice: the smallest files.
+    All,
+    /// Nothing: every result is stored, and a probe reads one entry.
+    None,
+}
+
+/// Pieces from which a slice of kings alone stores every result under
+/// [`DontCare::Auto`]: among flying kings a probe's resolution of a capture
+/// or a settled threat reads hundreds of entries (about a millisecond
+/// without a cache at 7 pieces), where the files of these slices are a
+/// sliver of the piece count's bytes (docs/COMPRESSION.md).
+pub const STORE_ALL_KINGS_FROM: u8 = 7;
+
+/// What the files of slice `material` leave "don't care" under `policy`.
+pub fn resolution_of(material: Material, policy: DontCare) -> Resolution {
+    let kings_alone = material.own_men + material.opp_men == 0;
+    match policy {
+        DontCare::Auto if kings_alone && material.pieces() >= STORE_ALL_KINGS_FROM => Resolution::NONE,
+        DontCare::Auto | DontCare::All => Resolution::FULL,
+        DontCare::None => Resolution::NONE,
     }
 }
 

@@ -328,8 +328,15 @@ fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<(
     let dtc_path = id.path(dir, Kind::Distance);
     if (dtc.header.rules_name.as_str(), dtc.header.rules_hash) != (rule_set.0.as_str(), rule_set.1) {
         problems.push(Problem::Header {
-            path: dtc_path,
+            path: dtc_path.clone(),
             what: format!("rule set '{}', the .wdl file says '{}'", dtc.header.rules_name, rule_set.0),
+        });
+    }
+    // A reader takes what is "don't care" from the .wdl file alone.
+    if dtc.header.resolution != wdl.header.resolution {
+        problems.push(Problem::Header {
+            path: dtc_path,
+            what: format!("leaves {:?} don't care, the .wdl file says {:?}", dtc.header.resolution, wdl.header.resolution),
         });
     }
     Some((rule_set, [wdl.header, dtc.header]))

@@ -24,7 +24,7 @@ use damka::format::{compress_code_table, encode_stored_entries, file_bytes, Dist
 use damka::runs::{self, Run};
 use damka::layout::{EntryLayout, EntryOrder};
 use damka::movegen::{generate, Routes};
-use damka::resolve::{best_one_ply_back, is_settled_threat, white_to_move};
+use damka::resolve::{best_one_ply_back, is_settled_threat, white_to_move, Resolution};
 use damka::{Material, Move, Position, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -66,8 +66,10 @@ pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: Kind) 
 pub enum Stored {
     /// As they are (the `.dtc` entry of a draw is "don't care").
     Plain,
-    /// A capture position: both entries "don't care".
-    Capture,
+    /// A capture position: both entries "don't care", but its result where
+    /// the slice stores captures' results (`result`; its distance follows
+    /// from it).
+    Capture { result: bool },
     /// A settled threat: its result is "don't care" unless it `stands` (the
     /// one-ply resolution would give another), its distance unless the
     /// `value_stands` (the one-ply value would be another, and it is no
@@ -84,13 +86,14 @@ pub enum Stored {
 }
 
 impl Stored {
-    /// In half a byte: 0 plain, 1 capture, 2 to 5 a threat (+1 if it
-    /// stands, +2 if its value does), 6 or 7 a threat for the twin (+1 if
-    /// it stands), 8 or 9 from the twin (+1 if its value stands).
+    /// In half a byte: 0 plain, 1 capture (10 with its result), 2 to 5 a
+    /// threat (+1 if it stands, +2 if its value does), 6 or 7 a threat for
+    /// the twin (+1 if it stands), 8 or 9 from the twin (+1 if its value
+    /// stands).
     fn code(self) -> u8 {
         match self {
             Stored::Plain => 0,
-            Stored::Capture => 1,
+            Stored::Capture { result } => if result { 10 } else { 1 },
             Stored::Threat { stands, value_stands } => 2 + u8::from(stands) + 2 * u8::from(value_stands),
             Stored::ThreatForTwin { stands } => 6 + u8::from(stands),
             Stored::FromTwin { value_stands } => 8 + u8::from(value_stands),
@@ -100,7 +103,7 @@ impl Stored {
     fn of_code(code: u8) -> Stored {
         match code {
             0 => Stored::Plain,
-            1 => Stored::Capture,
+            1 | 10 => Stored::Capture { result: code == 10 },
             6 | 7 => Stored::ThreatForTwin { stands: code == 7 },
             8 | 9 => Stored::FromTwin { value_stands: code == 9 },
             c => Stored::Threat { stands: (c - 2) & 1 == 1, value_stands: (c - 2) & 2 == 2 },
@@ -152,28 +155,31 @@ impl<F: Fn(usize) -> Stored + Sync> Ways for F {
 /// hundred nanoseconds of work ahead.
 const PREFETCH_AHEAD: usize = 16;
 
-/// Writes both files of `solved`; `lookup` gives every slice its positions'
-/// moves lead to (the pair's other slice, promotions, captures), solved.
-/// `limits`: the rule set has move limits (without, a settled threat's
-/// one-ply value is its value: no entry is stored). Returns the bytes
-/// written, `.wdl` and `.dtc`.
+/// Writes both files of `solved`, leaving "don't care" what `resolution`
+/// says; `lookup` gives every slice its positions' moves lead to (the
+/// pair's other slice, promotions, captures), solved. `limits`: the rule
+/// set has move limits (without, a settled threat's one-ply value is its
+/// value: no entry is stored). Returns the bytes written, `.wdl` and
+/// `.dtc`.
 pub fn write<'a>(
     dir: &Path,
     variant: Variant,
     rules: &RulesId,
     limits: bool,
     solved: &Solved,
+    resolution: Resolution,
     lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
 ) -> Result<[u64; 2]> {
     let material = solved.index.material();
     let distances = graph::distances_of(material);
-    let stored = how_stored(solved, variant, limits, distances, lookup)?;
+    let stored = how_stored(solved, variant, limits, distances, resolution, lookup)?;
     let orders = EntryOrder::distinct(&solved.index);
     write_slice(
         |kind| table_path(dir, variant, material, kind),
         TableSlice::Draughts(variant, material),
         rules,
         distances,
+        resolution,
         &solved.values,
         &stored,
         &orders,
@@ -192,6 +198,7 @@ fn how_stored<'a>(
     variant: Variant,
     limits: bool,
     distances: Distances,
+    resolution: Resolution,
     lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
 ) -> Result<HowStored> {
     const CHUNK: usize = 1 << 14;
@@ -208,9 +215,9 @@ fn how_stored<'a>(
         let positions = solved.index.positions(range.start as u64..range.end as u64);
         for (i, pos) in range.zip(positions) {
             let capture = solved.captures.get(i);
-            let threat = !capture && is_settled_threat(&pos, variant, &mut moves);
+            let threat = !capture && is_settled_threat(&pos, variant, resolution.threat_depth, &mut moves);
             let how = match (capture, threat, distances) {
-                (true, ..) => Stored::Capture,
+                (true, ..) => Stored::Capture { result: !resolution.captures },
                 (false, false, Distances::FromTwin) => Stored::FromTwin { value_stands: false },
                 (false, false, _) => Stored::Plain,
                 (false, true, Distances::ForTwin) => Stored::ThreatForTwin { stands: false },
@@ -223,7 +230,7 @@ fn how_stored<'a>(
                 && match how {
                     Stored::Threat { .. } | Stored::ThreatForTwin { .. } => true,
                     Stored::FromTwin { .. } => solved.values[i] & 7 != 0,
-                    Stored::Plain | Stored::Capture => false,
+                    Stored::Plain | Stored::Capture { .. } => false,
                 };
             if !judged {
                 HowStored::put(out, i - c * CHUNK, how);
@@ -318,14 +325,16 @@ fn unpacked(packed: u16) -> Value {
 
 /// Writes both files of a slice of any game from its packed values (one
 /// per position, index order), the files at `path(kind)`; `stored.get(i)`:
-/// how position `i`'s entries are stored; the entries in whichever of
-/// `orders` compresses the results best. Returns the bytes written,
-/// `.wdl` and `.dtc`.
+/// how position `i`'s entries are stored, as `resolution` allows; the
+/// entries in whichever of `orders` compresses the results best. Returns
+/// the bytes written, `.wdl` and `.dtc`.
+#[allow(clippy::too_many_arguments)]
 pub fn write_slice(
     path: impl Fn(Kind) -> PathBuf,
     slice: TableSlice,
     rules: &RulesId,
     distances: Distances,
+    resolution: Resolution,
     values: &[u16],
     stored: &impl Ways,
     orders: &[EntryOrder],
@@ -376,6 +385,7 @@ pub fn write_slice(
             code_table_len: 0,
             code_table_checksum: 0,
             distances: if kind == Kind::Distance { distances } else { Distances::Own },
+            resolution,
         };
         bytes[i] = write_file(&path(kind), &header, &list, &file.table, &file.blocks)?;
     }
@@ -589,7 +599,7 @@ fn distance_entries(distances: &[u16], width: u8) -> Vec<u8> {
 fn kept(stored: Stored, packed: u16) -> [bool; 2] {
     match stored {
         Stored::Plain => [true, packed & 7 != 0],
-        Stored::Capture => [false, false],
+        Stored::Capture { result } => [result, false],
         Stored::Threat { stands, value_stands } => [stands, value_stands],
         Stored::ThreatForTwin { stands } => [stands, packed & 7 != 0],
         Stored::FromTwin { value_stands } => [true, value_stands],
@@ -707,7 +717,7 @@ mod tests {
     /// Each way of storing keeps its own half byte, next to any other.
     #[test]
     fn how_stored_gives_back_each_position_s_way() {
-        let ways: Vec<Stored> = [Stored::Plain, Stored::Capture]
+        let ways: Vec<Stored> = [Stored::Plain, Stored::Capture { result: false }, Stored::Capture { result: true }]
             .into_iter()
             .chain([false, true].into_iter().flat_map(|s| [false, true].map(|v| Stored::Threat { stands: s, value_stands: v })))
             .chain([false, true].map(|stands| Stored::ThreatForTwin { stands }))
@@ -744,7 +754,7 @@ mod tests {
         let mut codes = vec![0u8; n.div_ceil(2)];
         for i in 0..n {
             let how = match i {
-                _ if (i / 700) % 3 == 0 => Stored::Capture,
+                _ if (i / 700) % 3 == 0 => Stored::Capture { result: i % 7 == 3 },
                 _ if i % 5 == 0 => Stored::Threat { stands: i % 2 == 0, value_stands: i % 3 == 0 },
                 _ => Stored::Plain,
             };

@@ -27,7 +27,7 @@ fn text(bytes: &[u8]) -> String {
 
 fn generate(dir: &Path, pieces: u8, rules: &str) -> anyhow::Result<Summary> {
     let rules = Arc::new(RuleSet::preset(rules).expect("a preset"));
-    let job = Job { variant: Variant::Russian, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None };
+    let job = Job { variant: Variant::Russian, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None, dont_care: Default::default() };
     driver::run(&job)
 }
 

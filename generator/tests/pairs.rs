@@ -41,7 +41,7 @@ fn m(text: &str) -> Material {
 
 fn job(dir: &Path, pieces: u8, rules: &str) -> Job {
     let rules = Arc::new(RuleSet::preset(rules).expect("a preset"));
-    Job { variant: Variant::Russian, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None }
+    Job { variant: Variant::Russian, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None, dont_care: Default::default() }
 }
 
 /// Every file of `dir` but the locks, by name.

@@ -12,11 +12,12 @@ use std::sync::Arc;
 use damka::game::Game;
 use damka::format::{Distances, Header, Kind, GROUP_BLOCKS, HEADER_LEN};
 use damka::movegen::{has_capture, is_threatened};
-use damka::resolve::{is_settled_threat, threat_result, threat_value, white_to_move};
+use damka::resolve::{is_settled_threat, threat_result, threat_value, white_to_move, THREAT_DEPTH};
 use damka::{
     fen, Cached, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
 };
 use damka_generator::driver::solve_in_memory;
+use damka_generator::graph::{resolution_of, DontCare};
 use damka_generator::solver::{Metric, Options};
 
 fn open(dir: &Path, cache_bytes: usize) -> Tablebase {
@@ -94,6 +95,48 @@ fn russian_four_pieces(name: &str) -> (support::TempDir, damka_generator::solver
     (tables, solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4))
 }
 
+/// Slices that store every result (`--dont-care none`) beside slices that
+/// leave all they can "don't care", either way round (a capture or a
+/// settled threat of one resolved through the other's entries): every
+/// probe gives the solver's value, with and without a cache, and each
+/// file's header says what it stores.
+#[test]
+fn slices_that_store_every_result_probe_beside_those_that_leave_them() {
+    let rules = Arc::new(RuleSet::preset("russian").expect("a preset"));
+    let known = solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4);
+    for (three, four) in [(DontCare::None, DontCare::All), (DontCare::All, DontCare::None)] {
+        let tables = support::TempDir::new("probe-resolutions");
+        support::generate_storing(tables.path(), Variant::Russian, 3, "russian", three);
+        support::generate_storing(tables.path(), Variant::Russian, 4, "russian", four);
+        let (tb, bare) = (open(tables.path(), 1 << 22), open(tables.path(), 0));
+        for material in tb.materials() {
+            let wanted = if material.pieces() <= 3 { three } else { four };
+            for kind in [Kind::Wdl, Kind::Distance] {
+                let path = tables.path().join(format!("russian-{material}.{}", kind.extension()));
+                let header = damka::format::read_header(&path).expect("a header");
+                assert_eq!(header.resolution, resolution_of(material, wanted), "{}", path.display());
+            }
+            let mut most_read = 0;
+            for (n, pos) in positions(material).enumerate() {
+                let value = known[&material].value(&pos);
+                assert_eq!(tb.probe_value(&pos).unwrap(), value, "{three:?}/{four:?} {pos:?}");
+                // Without a cache every probe resolves anew, and counts the
+                // entries it reads: one in five.
+                if n % 5 == 0 {
+                    let entries = || bare.cache_stats().hits + bare.cache_stats().misses;
+                    let before = entries();
+                    assert_eq!(bare.probe_wdl(&pos).unwrap(), value.wdl, "{three:?}/{four:?} {pos:?}");
+                    most_read = most_read.max(entries() - before);
+                    assert_eq!(bare.probe_value(&pos.flip()).unwrap(), value, "{three:?}/{four:?} {:?}", pos.flip());
+                }
+            }
+            // A result stored for every position is one entry read; a
+            // resolution reads more.
+            assert_eq!(most_read <= 1, wanted == DontCare::None, "{material}: {most_read} entries at most");
+        }
+    }
+}
+
 /// Settled threats (docs/FORMAT.md, "Don't-care entries") probe to the
 /// solver's values, result and distance: resolved through their moves
 /// (and those of the settled threats the moves lead to), or read where
@@ -113,7 +156,7 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
     let (mut moves, mut replies, mut answers) = (Vec::new(), Vec::new(), Vec::new());
     for material in tb.materials() {
         for pos in positions(material) {
-            if !is_settled_threat(&pos, Variant::Russian, &mut moves) {
+            if !is_settled_threat(&pos, Variant::Russian, THREAT_DEPTH, &mut moves) {
                 // Other threats are stored; the memo remembers that, so
                 // the second probe takes another road than the first.
                 if is_threatened(&pos, Variant::Russian) && !has_capture(&pos, Variant::Russian) {
@@ -128,9 +171,9 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
             settled += 1;
             let (mut two, mut three) = (false, false);
             for after in moves.iter().map(|m| pos.play(m)) {
-                if is_settled_threat(&after, Variant::Russian, &mut replies) {
+                if is_settled_threat(&after, Variant::Russian, THREAT_DEPTH, &mut replies) {
                     two = true;
-                    three |= replies.iter().any(|r| is_settled_threat(&after.play(r), Variant::Russian, &mut answers));
+                    three |= replies.iter().any(|r| is_settled_threat(&after.play(r), Variant::Russian, THREAT_DEPTH, &mut answers));
                 }
             }
             deep += two as usize;
@@ -524,7 +567,7 @@ fn conditional_probes_answer_only_from_the_cache() {
         let value = none.probe_value(pos).unwrap();
         if let Cached::Answer(answer) = none.probe_value_cached(pos).unwrap() {
             assert_eq!(answer, value, "{pos:?}");
-            let threat = is_settled_threat(pos, Variant::Russian, &mut Vec::new());
+            let threat = is_settled_threat(pos, Variant::Russian, THREAT_DEPTH, &mut Vec::new());
             assert!(has_capture(pos, Variant::Russian) || threat, "{pos:?}");
         }
     }

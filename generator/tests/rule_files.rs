@@ -27,7 +27,7 @@ fn write_rules(dir: &Path, text: &str) -> String {
 }
 
 fn build(dir: &Path, rules: &Arc<RuleSet>) -> driver::Summary {
-    let job = Job { variant: Variant::Russian, max_pieces: 3, dir: dir.to_path_buf(), rules: rules.clone(), progress: false, replace: false, memory: None };
+    let job = Job { variant: Variant::Russian, max_pieces: 3, dir: dir.to_path_buf(), rules: rules.clone(), progress: false, replace: false, memory: None, dont_care: Default::default() };
     driver::run(&job).expect("generation")
 }
 
@@ -73,7 +73,7 @@ fn generate_refuses_a_name_built_in_code() {
     for name in ["none", "russian-extended2"] {
         let mut rules = RuleSet::parse(SIXTEEN).expect("a valid rule file");
         rules.name = name.to_string();
-        let job = Job { variant: Variant::Russian, max_pieces: 3, dir: tables.clone(), rules: Arc::new(rules), progress: false, replace: false, memory: None };
+        let job = Job { variant: Variant::Russian, max_pieces: 3, dir: tables.clone(), rules: Arc::new(rules), progress: false, replace: false, memory: None, dont_care: Default::default() };
         let error = driver::run(&job).expect_err("a name the reader refuses").to_string();
         assert!(error.starts_with(&format!("rule set name '{name}'")), "{error}");
         assert!(!tables.exists(), "{name}: nothing written");

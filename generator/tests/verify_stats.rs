@@ -8,11 +8,12 @@ use std::sync::Arc;
 use damka::format::{encode_blocks, file_bytes, Distances, Header, Kind, TableFile};
 use damka::layout::EntryOrder;
 use damka::movegen::has_capture;
-use damka::resolve::is_settled_threat;
+use damka::resolve::{is_settled_threat, Resolution, THREAT_DEPTH};
 use damka::rules::Binding;
 use damka::{fen, Material, OpenOptions, RuleSet, SliceIndex, Tablebase, Value, Variant, Wdl};
 use damka_generator::catalog::LoadError;
 use damka_generator::driver::{self, Job};
+use damka_generator::graph::DontCare;
 use damka_generator::verify::{self, Options, Problem};
 use damka_generator::writer::{self, table_path, RulesId, Stored};
 
@@ -23,9 +24,14 @@ fn generate(max_pieces: u8) -> tempfile::TempDir {
 }
 
 fn generate_with(max_pieces: u8, rules: &str) -> tempfile::TempDir {
+    generate_storing(max_pieces, rules, DontCare::default())
+}
+
+/// Tables whose files leave "don't care" what `dont_care` says.
+fn generate_storing(max_pieces: u8, rules: &str, dont_care: DontCare) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temporary directory");
     let rules = Arc::new(RuleSet::preset(rules).expect("rule set preset"));
-    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false, memory: None };
+    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false, memory: None, dont_care };
     driver::run(&job).expect("generation");
     dir
 }
@@ -101,7 +107,7 @@ fn stored(material: &str) -> Vec<bool> {
     (0..index.size())
         .map(|i| {
             let pos = index.position(i);
-            !has_capture(&pos, RUSSIAN) && !is_settled_threat(&pos, RUSSIAN, &mut moves)
+            !has_capture(&pos, RUSSIAN) && !is_settled_threat(&pos, RUSSIAN, THREAT_DEPTH, &mut moves)
         })
         .collect()
 }
@@ -133,7 +139,7 @@ fn rewrite(dir: &Path, material: &str, order: Option<EntryOrder>, change: impl F
     // A slice that takes its distances from its twin lists every one it
     // keeps here: a changed distance stays in the file.
     let how = |i: usize| match (capture[i], stored[i], distances) {
-        (true, ..) => Stored::Capture,
+        (true, ..) => Stored::Capture { result: !header.resolution.captures },
         (false, true, Distances::FromTwin) => Stored::FromTwin { value_stands: true },
         (false, true, _) => Stored::Plain,
         (false, false, Distances::ForTwin) => Stored::ThreatForTwin { stands: wdl.entry_is_stored(i as u64) },
@@ -141,7 +147,7 @@ fn rewrite(dir: &Path, material: &str, order: Option<EntryOrder>, change: impl F
     };
     let rules = RulesId { name: header.rules_name, hash: header.rules_hash };
     let order = [order.unwrap_or(header.order)];
-    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, distances, &values, &how, &order).expect("written");
+    writer::write_slice(|kind| path(dir, material, kind), header.slice, &rules, distances, header.resolution, &values, &how, &order).expect("written");
 }
 
 #[test]
@@ -303,6 +309,37 @@ fn a_changed_result_code_is_reported_and_a_dont_care_one_is_not() {
     );
 }
 
+/// In tables that store every result (`--dont-care none`), a capture
+/// position's result is an entry like any other: changed, it is reported;
+/// so is a settled threat's. Sound, such tables verify, under the rules
+/// too.
+#[test]
+fn a_changed_result_of_a_capture_or_a_threat_is_reported_where_it_is_stored() {
+    let dir = generate_storing(4, "russian", DontCare::None);
+    let report = verify_dir(dir.path());
+    assert!(report.is_ok() && report.slices > 0, "{:#?}", report.problems);
+    let material = "KMvKK";
+    let wdl = path(dir.path(), material, Kind::Wdl);
+    let (header, codes) = read_table(&wdl);
+    assert_eq!(header.resolution, Resolution::NONE);
+    let index = SliceIndex::new(material.parse().unwrap());
+    let capture = captures(material);
+    let threat = |i: usize| is_settled_threat(&index.position(i as u64), RUSSIAN, THREAT_DEPTH, &mut Vec::new());
+    let j = (0..codes.len()).find(|&j| capture[j]).expect("a capture position");
+    let k = (0..codes.len()).find(|&k| !capture[k] && threat(k)).expect("a settled threat");
+    for at in [j, k] {
+        let mut changed = codes.clone();
+        changed[at] = if codes[at] == 1 { 2 } else { 1 };
+        write_table(&wdl, &header, &changed);
+        let report = verify_dir(dir.path());
+        assert!(
+            report.problems.iter().any(|p| matches!(p, Problem::Inconsistent { index, .. } if *index as usize == at)),
+            "{at}: {:#?}",
+            report.problems
+        );
+    }
+}
+
 #[test]
 fn header_counts_that_do_not_match_the_data_are_reported() {
     let dir = generate(2);
@@ -389,7 +426,7 @@ fn a_limit_beyond_the_format_is_caught_by_verify() {
     let wide = Arc::new(wide);
     let dir = tempfile::tempdir().expect("temporary directory");
     let tables = dir.path().to_path_buf();
-    let job = Job { variant: RUSSIAN, max_pieces: 3, dir: tables, rules: wide.clone(), progress: false, replace: false, memory: None };
+    let job = Job { variant: RUSSIAN, max_pieces: 3, dir: tables, rules: wide.clone(), progress: false, replace: false, memory: None, dont_care: Default::default() };
     driver::run(&job).expect("generation");
     let pure = generate(3);
     let (built, _) = read_table(&path(dir.path(), "KvKK", Kind::Distance));

@@ -15,6 +15,7 @@ use crate::game::Game;
 use crate::index::SliceIndex;
 use crate::layout::{EntryLayout, EntryOrder};
 use crate::material::Material;
+use crate::resolve::Resolution;
 use crate::runs;
 use crate::variant::Variant;
 
@@ -33,8 +34,13 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// index holds 8 bytes a block. 9: the `.dtc` file of one slice of a
 /// colour-swapped pair may take its distances from its twin ([`Distances`]).
 /// 10: the block index checks blocks by groups ([`GROUP_BLOCKS`]), and
-/// settled threats may lie three plies deep.
-pub const FORMAT_VERSION: u16 = 10;
+/// settled threats may lie three plies deep. 11: the header says what the
+/// slice leaves "don't care" ([`Resolution`]); version 10 files are read
+/// as leaving all they could ([`Resolution::FULL`]), what they did.
+pub const FORMAT_VERSION: u16 = 11;
+/// The oldest version still read: it differs only in what its header
+/// leaves out.
+pub const OLDEST_READ_VERSION: u16 = 10;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 152;
@@ -227,6 +233,8 @@ pub struct Header {
     pub code_table_checksum: u64,
     /// Where the distances come from (`.wdl`: always [`Distances::Own`]).
     pub distances: Distances,
+    /// What the slice's files leave "don't care" (the same in both files).
+    pub resolution: Resolution,
 }
 
 /// Why a table file cannot be read, or a header not written.
@@ -238,7 +246,7 @@ pub enum FormatError {
     RulesName(String),
     #[error("not a damka table (bad magic)")]
     BadMagic,
-    #[error("format version {0} (this reader knows {FORMAT_VERSION}): rebuild the tables with `damka generate`")]
+    #[error("format version {0} (this reader knows {OLDEST_READ_VERSION} to {FORMAT_VERSION}): rebuild the tables with `damka generate`")]
     Version(u16),
     #[error("index scheme version {0} (this reader knows {INDEX_VERSION})")]
     IndexVersion(u16),
@@ -320,6 +328,7 @@ impl Header {
         b[128..132].copy_from_slice(&self.code_table_len.to_le_bytes());
         b[132..140].copy_from_slice(&self.code_table_checksum.to_le_bytes());
         b[140] = self.distances.id();
+        b[141] = self.resolution.id();
         let sum = hash(&b[..HEADER_LEN - 8]);
         b[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
         Ok(b)
@@ -335,8 +344,9 @@ impl Header {
         let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        if u16_at(8) != FORMAT_VERSION {
-            return Err(FormatError::Version(u16_at(8)));
+        let version = u16_at(8);
+        if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&version) {
+            return Err(FormatError::Version(version));
         }
         if hash(&b[..HEADER_LEN - 8]) != u64_at(HEADER_LEN - 8) {
             return Err(FormatError::HeaderChecksum);
@@ -407,6 +417,10 @@ impl Header {
             code_table_len: u32_at(128),
             code_table_checksum: u64_at(132),
             distances: Distances::from_id(b[140]).ok_or(FormatError::BadHeader("unknown source of distances"))?,
+            resolution: match version {
+                10 => Resolution::FULL,
+                _ => Resolution::from_id(b[141]).ok_or(FormatError::BadHeader("unknown resolution of don't-care entries"))?,
+            },
         };
         if header.kind == Kind::Wdl && header.distances != Distances::Own {
             return Err(FormatError::BadHeader("a result file that takes distances from its twin"));

@@ -623,7 +623,8 @@ impl Tablebase {
         let index = at.index;
         // Most quiet positions face no threat and are stored: that test
         // comes before the memo's word, which is seldom in the CPU's cache.
-        if !has_capture(pos, self.variant) && !is_threatened(pos, self.variant) {
+        let capture = has_capture(pos, self.variant);
+        if !capture && !is_threatened(pos, self.variant) {
             return Ok(Resolved::Stored);
         }
         // A threat's distance stored for the twin: its result is enough.
@@ -636,13 +637,20 @@ impl Tablebase {
             // A result alone does not answer a value.
             _ => {}
         }
+        let resolution = A::table(self, slice, Kind::Wdl)?.file.header().resolution;
         let mut moves = Vec::new();
         let wdl_after = |after: &Position| self.wdl::<A>(after);
-        if let Some(v) = resolve::capture_value(pos, self.variant, &mut moves, |a| wdl_after(a).map(|w| Value::new(w, 0)))? {
+        let captured = match (capture, resolution.captures) {
+            (false, _) => None,
+            (true, true) => resolve::capture_value(pos, self.variant, &mut moves, |a| wdl_after(a).map(|w| Value::new(w, 0)))?,
+            // Its result stored; its distance follows from it.
+            (true, false) => Some(resolve::of_best(self.code::<A>(slice, at)?)),
+        };
+        if let Some(v) = captured {
             self.memo.put(slice, index, memo::Kind::Capture, v);
             return Ok(Resolved::Capture(v));
         }
-        if !resolve::is_settled_threat(pos, self.variant, &mut moves)
+        if !resolve::is_settled_threat(pos, self.variant, resolution.threat_depth, &mut moves)
             || A::table(self, slice, Kind::Wdl)?.file.entry_is_stored(index)
         {
             // Remembered too: the next probe of this threat then skips

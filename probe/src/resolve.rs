@@ -46,28 +46,64 @@ pub fn capture_value<E>(
     Ok(Some(of_best(best)))
 }
 
-/// How many plies deep a settled threat may lie: a probe resolves one
-/// through its moves, and those of the settled threats they lead to, at
-/// most this deep (docs/FORMAT.md; docs/COMPRESSION.md says what each ply
-/// buys and costs).
+/// How many plies deep a settled threat may lie at most: a probe resolves
+/// one through its moves, and those of the settled threats they lead to,
+/// at most this deep (docs/FORMAT.md; docs/COMPRESSION.md says what each ply
+/// buys and costs). A slice's header says how deep its own may lie
+/// ([`Resolution`]).
 pub const THREAT_DEPTH: u32 = 3;
 
-/// Whether `pos` is a settled threat: quiet (its side to move cannot
-/// capture) but threatened (the opponent could, were it its turn), and
-/// every move leads to a capture position, to a quiet position without a
-/// threat, or to a settled threat less deep, the deepest at most
-/// [`THREAT_DEPTH`] plies. Its result follows from its moves
-/// ([`threat_result`]), and theirs from their moves, without ever coming
-/// back to such a position, so tables leave its `.wdl` entry "don't
-/// care" (docs/FORMAT.md). Leaves its legal moves in `moves`.
-pub fn is_settled_threat(pos: &Position, variant: Variant, moves: &mut Vec<Move>) -> bool {
+/// What a slice's files leave "don't care" for the reader to resolve, as
+/// its headers record it: fewer stored entries make smaller files, and each
+/// one left costs a probe a search (among flying kings, hundreds of
+/// entries). A capture position's distance is never stored: it follows
+/// from its result ([`of_best`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Resolution {
+    /// Capture positions' results are "don't care", resolved through their
+    /// captures; else stored.
+    pub captures: bool,
+    /// How many plies deep a settled threat of the slice may lie (0: every
+    /// threat is stored), at most [`THREAT_DEPTH`].
+    pub threat_depth: u32,
+}
+
+impl Resolution {
+    /// As much as a reader can resolve: the smallest files (format 10's
+    /// only resolution).
+    pub const FULL: Resolution = Resolution { captures: true, threat_depth: THREAT_DEPTH };
+    /// Nothing: every position's result is stored, and a probe reads one
+    /// entry.
+    pub const NONE: Resolution = Resolution { captures: false, threat_depth: 0 };
+
+    /// In a header byte: the threat depth, plus 4 if captures are stored.
+    pub fn id(self) -> u8 {
+        self.threat_depth as u8 | if self.captures { 0 } else { 4 }
+    }
+
+    pub fn from_id(id: u8) -> Option<Resolution> {
+        let threat_depth = u32::from(id & 3);
+        (id < 8 && threat_depth <= THREAT_DEPTH).then_some(Resolution { captures: id & 4 == 0, threat_depth })
+    }
+}
+
+/// Whether `pos` is a settled threat of a slice whose threats may lie
+/// `depth` plies deep: quiet (its side to move cannot capture) but
+/// threatened (the opponent could, were it its turn), and every move leads
+/// to a capture position, to a quiet position without a threat, or to a
+/// settled threat less deep, the deepest at most `depth` plies (none at
+/// 0). Its result follows from its moves ([`threat_result`]), and theirs
+/// from their moves, without ever coming back to such a position, so
+/// tables leave its `.wdl` entry "don't care" (docs/FORMAT.md). Leaves its
+/// legal moves in `moves`.
+pub fn is_settled_threat(pos: &Position, variant: Variant, depth: u32, moves: &mut Vec<Move>) -> bool {
     // Most positions are not threatened: that test first.
-    if !is_threatened(pos, variant) || has_capture(pos, variant) {
+    if depth == 0 || !is_threatened(pos, variant) || has_capture(pos, variant) {
         return false;
     }
     generate(pos, variant, Routes::Merge, moves);
     let mut replies = Vec::new();
-    moves.iter().all(|m| settles_within(&pos.play(m), variant, THREAT_DEPTH - 1, &mut replies))
+    moves.iter().all(|m| settles_within(&pos.play(m), variant, depth - 1, &mut replies))
 }
 
 /// Whether `pos` needs no stored entry of its own beyond `depth` plies: a

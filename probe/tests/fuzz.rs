@@ -9,6 +9,7 @@ use damka::format::{
     block_index_len, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
 use damka::layout::EntryOrder;
+use damka::resolve::{Resolution, THREAT_DEPTH};
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
 use damka::{fen, Material, RuleSet, SliceIndex, Variant};
 use proptest::prelude::*;
@@ -239,6 +240,7 @@ fn with_list(kind: Kind, positions: u64, block_positions: u32, blocks: u32, list
         code_table_len: 0,
         code_table_checksum: content_hash(&[]),
         distances: Distances::Own,
+        resolution: Resolution::FULL,
     }
 }
 
@@ -283,22 +285,51 @@ fn table(kind: Kind, seed: u64) -> (Vec<u8>, Vec<u8>) {
 /// in `.dtc` files, version 3 every settled threat's result, version 4
 /// every settled threat's distance, versions 5-7 settled threats one ply
 /// deep, or zstd over result codes three to a byte, versions 1-8 every
-/// slice's own distances) is refused by name, not read with today's
-/// meaning.
+/// slice's own distances, version 9 a block index of 8 bytes a block) is
+/// refused by name, not read with today's meaning; so is a newer one.
+/// Version 10 is read, as leaving all it can "don't care" (what it did),
+/// whatever its byte 141 holds.
 #[test]
 fn a_table_of_another_format_version_is_refused() {
     let mut bytes = header(Kind::Wdl, 96, 96, 1).encode().expect("a name that fits").to_vec();
     assert!(Header::decode(&bytes).is_ok());
-    bytes[8..10].copy_from_slice(&1u16.to_le_bytes());
+    let set = |bytes: &mut Vec<u8>, version: u16, at_141: u8| {
+        bytes[8..10].copy_from_slice(&version.to_le_bytes());
+        bytes[141] = at_141;
+        let sum = content_hash(&bytes[..HEADER_LEN - 8]);
+        bytes[HEADER_LEN - 8..].copy_from_slice(&sum.to_le_bytes());
+    };
+    set(&mut bytes, 1, 0);
     let err = Header::decode(&bytes).unwrap_err();
     assert_eq!(err, FormatError::Version(1));
     assert_eq!(
         err.to_string(),
-        format!("format version 1 (this reader knows {FORMAT_VERSION}): rebuild the tables with `damka generate`")
+        format!("format version 1 (this reader knows 10 to {FORMAT_VERSION}): rebuild the tables with `damka generate`")
     );
-    for old in [2u16, 3, 4, 5, 6, 7, 8] {
-        bytes[8..10].copy_from_slice(&old.to_le_bytes());
+    for old in [2u16, 3, 4, 5, 6, 7, 8, 9, FORMAT_VERSION + 1] {
+        set(&mut bytes, old, 0);
         assert_eq!(Header::decode(&bytes).unwrap_err(), FormatError::Version(old));
+    }
+    set(&mut bytes, 10, 0);
+    assert_eq!(Header::decode(&bytes).map(|h| h.resolution), Ok(Resolution::FULL));
+}
+
+/// Byte 141 says what the files leave "don't care": every resolution reads
+/// back as written, and a byte that names none is refused.
+#[test]
+fn the_resolution_of_don_t_cares_reads_back_and_an_unknown_one_is_refused() {
+    let draughts = header(Kind::Wdl, 96, 96, 1);
+    let mut seen = std::collections::BTreeSet::new();
+    for captures in [false, true] {
+        for threat_depth in 0..=THREAT_DEPTH {
+            let resolution = Resolution { captures, threat_depth };
+            let h = Header { resolution, ..draughts.clone() };
+            assert_eq!(Header::decode(&h.encode().unwrap()).map(|h| h.resolution), Ok(resolution));
+            assert!(seen.insert(resolution.id()), "{resolution:?}");
+        }
+    }
+    for bad in (0..=255u8).filter(|b| !seen.contains(b)) {
+        assert_eq!(with_byte(&draughts, 141, bad), Err(FormatError::BadHeader("unknown resolution of don't-care entries")), "{bad}");
     }
 }
 

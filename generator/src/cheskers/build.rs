@@ -11,6 +11,7 @@ use damka::cheskers::{self, Material, SliceIndex, Tables};
 use damka::format::{Distances, TableSlice};
 use damka::game::Game;
 use damka::layout::EntryOrder;
+use damka::resolve::Resolution;
 use damka::RuleSet;
 use indicatif::{MultiProgress, ProgressBar};
 
@@ -88,7 +89,7 @@ pub fn run(job: &Job) -> Result<Summary> {
         for s in solved {
             let m = s.index.material();
             let path = |kind| cheskers::table_path(&job.dir, m, kind);
-            let [wdl, dtc] = writer::write_slice(path, TableSlice::Cheskers(m), &rules_id, Distances::Own, &s.values, &|_| writer::Stored::Plain, &[EntryOrder::INDEX])?;
+            let [wdl, dtc] = writer::write_slice(path, TableSlice::Cheskers(m), &rules_id, Distances::Own, Resolution::NONE, &s.values, &|_| writer::Stored::Plain, &[EntryOrder::INDEX])?;
             by_pieces.bytes += wdl + dtc;
             by_pieces.wdl_bytes += wdl;
             by_pieces.positions += s.index.size();

@@ -10,7 +10,7 @@ use damka::game::Game;
 use damka::{Material, RuleSet, Variant};
 
 use crate::driver::{self, Job};
-use crate::graph::MAX_PIECES;
+use crate::graph::{DontCare, MAX_PIECES};
 use crate::memory;
 use crate::plan::human_bytes;
 
@@ -78,6 +78,14 @@ pub struct GenerateArgs {
     /// limit of its own, give it: /proc/meminfo does not know that limit.
     #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
     memory: Option<u64>,
+    /// What the files leave "don't care", for a probe to resolve by a
+    /// search: all it can (the smallest files), none (every result stored:
+    /// a probe reads one entry, the files are larger), or auto: all, but in
+    /// the slices of kings alone of 7 pieces or more, where that search
+    /// reads hundreds of entries. Slices already finished are kept as they
+    /// were written.
+    #[arg(long, value_enum, default_value_t = DontCare::Auto)]
+    dont_care: DontCare,
 }
 
 /// The pairs `--pair` names, each checked against `--pieces`.
@@ -120,6 +128,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         progress: !args.quiet,
         replace: args.replace,
         memory: args.memory.or_else(memory::default_budget),
+        dont_care: args.dont_care,
     };
     let s = if pairs.is_empty() { driver::run(&job)? } else { driver::run_pairs(&job, &pairs)? };
     let total = s.total();

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use damka::{RuleSet, Variant};
 use damka_generator::driver::{self, Job, Summary};
+use damka_generator::graph::DontCare;
 
 /// A directory under the system's temporary directory, removed on drop.
 pub struct TempDir(PathBuf);
@@ -49,8 +50,13 @@ pub fn generate_with_rules(name: &str, variant: Variant, pieces: u8, rules: &str
 
 /// Generates (or resumes) tables in `dir`; returns what the run did.
 pub fn generate_into(dir: &Path, variant: Variant, pieces: u8, rules: &str) -> Summary {
+    generate_storing(dir, variant, pieces, rules, DontCare::default())
+}
+
+/// [`generate_into`], the files leaving "don't care" what `dont_care` says.
+pub fn generate_storing(dir: &Path, variant: Variant, pieces: u8, rules: &str, dont_care: DontCare) -> Summary {
     let rules = Arc::new(RuleSet::preset(rules).expect("a preset rule set"));
-    let job = Job { variant, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None };
+    let job = Job { variant, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None, dont_care };
     driver::run(&job).expect("generate tables")
 }
 
