@@ -87,6 +87,18 @@ impl Resolution {
     }
 }
 
+/// What is left "don't care", in a few words (`damka info`).
+impl std::fmt::Display for Resolution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.captures, self.threat_depth) {
+            (false, 0) => write!(f, "nothing"),
+            (true, 0) => write!(f, "captures"),
+            (false, d) => write!(f, "threats {d} plies deep"),
+            (true, d) => write!(f, "captures, threats {d} plies deep"),
+        }
+    }
+}
+
 /// Whether `pos` is a settled threat of a slice whose threats may lie
 /// `depth` plies deep: quiet (its side to move cannot capture) but
 /// threatened (the opponent could, were it its turn), and every move leads

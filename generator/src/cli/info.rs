@@ -12,6 +12,7 @@ use crate::catalog::misnamed;
 use crate::journal::is_journal_name;
 use damka::format::{read_header, Kind, TableSlice};
 use damka::layout::EntryOrder;
+use damka::resolve::Resolution;
 use damka::game::Game;
 use serde_json::json;
 
@@ -33,13 +34,16 @@ struct Slice {
     /// The order of each file's entries (docs/FORMAT.md, Entry order).
     wdl_order: Option<EntryOrder>,
     dtc_order: Option<EntryOrder>,
+    /// What the files leave "don't care" (the `.wdl` file's header says).
+    resolution: Option<Resolution>,
 }
 
 impl Slice {
     /// The entry orders of both files, as the listing prints them.
     fn orders(&self) -> String {
         let name = |o: Option<EntryOrder>| o.map_or("-", EntryOrder::name);
-        format!("{} {}", name(self.wdl_order), name(self.dtc_order))
+        let left = self.resolution.map_or("-".to_string(), |r| r.to_string());
+        format!("{} {}  {left}", name(self.wdl_order), name(self.dtc_order))
     }
 }
 
@@ -89,7 +93,10 @@ fn scan(dir: &Path, only: Option<Game>) -> Result<Listing> {
         let slice = set.entry((name.pieces(), name)).or_default();
         slice.positions = header.positions;
         match kind {
-            Kind::Wdl => (slice.wdl_bytes, slice.wdl_order) = (Some(bytes), Some(header.order)),
+            Kind::Wdl => {
+                (slice.wdl_bytes, slice.wdl_order) = (Some(bytes), Some(header.order));
+                slice.resolution = Some(header.resolution);
+            }
             Kind::Distance => (slice.dtc_bytes, slice.dtc_order) = (Some(bytes), Some(header.order)),
         }
     }
@@ -148,6 +155,7 @@ fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
                         "dtc_positions_per_byte": per_byte(s.positions, s.dtc_bytes),
                         "wdl_order": s.wdl_order.map(EntryOrder::name),
                         "dtc_order": s.dtc_order.map(EntryOrder::name),
+                        "dont_care": s.resolution.map(|r| json!({ "captures": r.captures, "threat_depth": r.threat_depth })),
                     })
                 })
                 .collect();
@@ -200,7 +208,7 @@ fn print_text(dir: &Path, only: Option<Game>, listing: &Listing) {
         };
         println!(
             "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9} {:>8}  {}",
-            "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte", "dtc/wdl", "entry order, wdl dtc (slowest part first)"
+            "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte", "dtc/wdl", "entry order, wdl dtc (slowest part first); don't care"
         );
         for ((_, material), s) in slices {
             line(&material.material_name(), s.positions, s.wdl_bytes, s.dtc_bytes, &s.orders());
