@@ -625,11 +625,12 @@ impl Tablebase {
         // open for a conditional probe) a capture position is still
         // answered through its captures, which is its value whatever the
         // file says.
-        let resolution = A::table(self, slice, Kind::Wdl).map(|t| t.file.header().resolution);
+        let wdl = A::table(self, slice, Kind::Wdl);
+        let resolution = wdl.as_ref().ok().map(|t| t.file.header().resolution);
         // A slice that stores every result needs no search: a result is its
         // entry, and a capture position's distance follows from it (the
         // capture test costs a fifth of a cached probe among seven kings).
-        if matches!(resolution, Ok(Resolution::NONE)) {
+        if resolution == Some(Resolution::NONE) {
             return Ok(match value && has_capture(pos, self.variant) {
                 true => Resolved::Capture(resolve::of_best(self.code::<A>(slice, at)?)),
                 false => Resolved::Stored,
@@ -656,7 +657,7 @@ impl Tablebase {
         let captured = match capture {
             false => None,
             // Its result stored; its distance follows from it.
-            true if resolution.as_ref().is_ok_and(|r| !r.captures) => Some(resolve::of_best(self.code::<A>(slice, at)?)),
+            true if resolution.is_some_and(|r| !r.captures) => Some(resolve::of_best(self.code::<A>(slice, at)?)),
             true => resolve::capture_value(pos, self.variant, &mut moves, |a| wdl_after(a).map(|w| Value::new(w, 0)))?,
         };
         if let Some(v) = captured {
@@ -664,8 +665,9 @@ impl Tablebase {
             return Ok(Resolved::Capture(v));
         }
         // A threat needs its slice's file whatever it is.
-        if !resolve::is_settled_threat(pos, self.variant, resolution?.threat_depth, &mut moves)
-            || A::table(self, slice, Kind::Wdl)?.file.entry_is_stored(index)
+        let wdl = wdl?;
+        if !resolve::is_settled_threat(pos, self.variant, wdl.file.header().resolution.threat_depth, &mut moves)
+            || wdl.file.entry_is_stored(index)
         {
             // Remembered too: the next probe of this threat then skips
             // its move generation.
