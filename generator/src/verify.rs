@@ -336,7 +336,7 @@ fn check_files(dir: &Path, id: SliceId, problems: &mut Vec<Problem>) -> Option<(
     if dtc.header.resolution != wdl.header.resolution {
         problems.push(Problem::Header {
             path: dtc_path,
-            what: format!("leaves {:?} don't care, the .wdl file says {:?}", dtc.header.resolution, wdl.header.resolution),
+            what: format!("leaves don't care: {}; the .wdl file: {}", dtc.header.resolution, wdl.header.resolution),
         });
     }
     Some((rule_set, [wdl.header, dtc.header]))

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use damka::format::{encode_blocks, file_bytes, Distances, Header, Kind, TableFile};
+use damka::format::{content_hash, encode_blocks, file_bytes, Distances, Header, Kind, TableFile, HEADER_LEN};
 use damka::layout::EntryOrder;
 use damka::movegen::has_capture;
 use damka::resolve::{is_settled_threat, Resolution, THREAT_DEPTH};
@@ -338,6 +338,35 @@ fn a_changed_result_of_a_capture_or_a_threat_is_reported_where_it_is_stored() {
             report.problems
         );
     }
+}
+
+/// A `.dtc` file whose header says it leaves other entries "don't care"
+/// than its `.wdl` file (a reader goes by the `.wdl` file's) is reported,
+/// and the slice is not read as if they agreed: its twin, re-derived from
+/// its values, cannot be verified.
+#[test]
+fn files_that_disagree_on_what_they_leave_don_t_care_are_reported() {
+    let dir = generate(3);
+    let dtc = path(dir.path(), "KKvK", Kind::Distance);
+    let mut bytes = std::fs::read(&dtc).unwrap();
+    assert_eq!(Header::decode(&bytes).unwrap().resolution, Resolution::FULL);
+    bytes[141] = Resolution::NONE.id();
+    let sum = content_hash(&bytes[..HEADER_LEN - 8]);
+    bytes[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&dtc, bytes).unwrap();
+    let report = verify_dir(dir.path());
+    assert!(
+        report.problems.iter().any(|p| matches!(p, Problem::Header { path, what } if path == &dtc && what.contains("don't care"))),
+        "{:#?}",
+        report.problems
+    );
+    let opts = Options { dir: dir.path().to_path_buf(), variant: None, slice: Some("KvKK".parse().unwrap()), progress: false, rules: None };
+    let twin = verify::run(&opts).expect("verify runs");
+    assert!(
+        matches!(&twin.problems[..], [Problem::Unverifiable { reason, .. }] if reason.contains("leaves other entries don't care")),
+        "{:#?}",
+        twin.problems
+    );
 }
 
 #[test]
