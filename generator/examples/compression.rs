@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use damka::layout::{EntryLayout, EntryOrder};
 use damka::movegen::has_capture;
-use damka::resolve::{is_settled_threat, threat_result, THREAT_DEPTH};
+use damka::resolve::{is_settled_threat, threat_result, Resolution};
 use damka::{Position, RuleSet, Value, Variant, Wdl};
 use damka_generator::driver::solve_in_memory;
 use damka_generator::solver::{Metric, Options};
@@ -174,7 +174,7 @@ fn main() {
         // without meeting another don't-care quiet position.
         let settled: Vec<bool> = (0..n as u64)
             .into_par_iter()
-            .map_init(Vec::new, |moves, i| dc[i as usize] || is_settled_threat(&s.index.position(i), Variant::Russian, THREAT_DEPTH, moves))
+            .map_init(Vec::new, |moves, i| dc[i as usize] || is_settled_threat(&s.index.position(i), Variant::Russian, Resolution::FULL, moves))
             .collect();
         // Settled threats whose one-ply resolution from their successors'
         // stored (fresh-counter) results is not their own result: under

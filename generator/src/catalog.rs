@@ -19,7 +19,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{Distances, FormatError, Header, Kind, TableFile};
 use damka::movegen::{generate, has_capture, Routes};
 use damka::layout::EntryLayout;
-use damka::resolve::{capture_value, is_settled_threat, of_best, threat_result, threat_value, white_to_move};
+use damka::resolve::{capture_value, is_settled_threat, of_best, threat_result, threat_value, white_to_move, Resolution};
 use damka::{Material, SliceIndex, TableName, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -273,7 +273,7 @@ pub fn resolve_dont_cares<'a>(
                 if let Some(value) = captured {
                     *v = value.pack();
                     words[i / 64] |= 1 << (i % 64);
-                } else if is_settled_threat(&pos, variant, resolution.threat_depth, &mut moves) {
+                } else if is_settled_threat(&pos, variant, resolution, &mut moves) {
                     *v = match threats.dtc {
                         Some(_) => resolver.threat(&pos, &moves, Slice::Own, at)?,
                         None => Value::new(resolver.threat_result(&pos, &moves, Slice::Own, at)?, 0),
@@ -346,7 +346,7 @@ impl Resolver<'_, '_> {
             return Ok(v);
         }
         let (after, slice, at) = self.locate(after)?;
-        if is_settled_threat(&after, self.variant, self.threat_depth(slice), &mut moves) {
+        if is_settled_threat(&after, self.variant, self.resolution(slice), &mut moves) {
             return self.threat(&after, &moves, slice, at);
         }
         let code = self.entry(slice, 0, at)?;
@@ -360,7 +360,7 @@ impl Resolver<'_, '_> {
             return Ok(v.wdl);
         }
         let (after, slice, at) = self.locate(after)?;
-        if is_settled_threat(&after, self.variant, self.threat_depth(slice), &mut moves) {
+        if is_settled_threat(&after, self.variant, self.resolution(slice), &mut moves) {
             return self.threat_result(&after, &moves, slice, at);
         }
         Ok(result_of(self.entry(slice, 0, at)?))
@@ -408,11 +408,11 @@ impl Resolver<'_, '_> {
         })
     }
 
-    /// How deep the settled threats of `slice` may lie.
-    fn threat_depth(&self, slice: Slice) -> u32 {
+    /// What `slice` leaves "don't care".
+    fn resolution(&self, slice: Slice) -> Resolution {
         match slice {
-            Slice::Own => self.threats.wdl.header.resolution.threat_depth,
-            Slice::Reached(r) => self.threats.reached[r].files[0].header().resolution.threat_depth,
+            Slice::Own => self.threats.wdl.header.resolution,
+            Slice::Reached(r) => self.threats.reached[r].files[0].header().resolution,
         }
     }
 

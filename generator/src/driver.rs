@@ -39,7 +39,7 @@ pub struct Job {
     /// until no later pair reads it.
     pub memory: Option<u64>,
     /// What the files leave "don't care" ([`graph::resolution_of`]).
-    pub dont_care: graph::DontCare,
+    pub dont_care: graph::Leaving,
 }
 
 /// What a run did.

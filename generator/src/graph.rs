@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 
 use damka::format::Distances;
-use damka::resolve::Resolution;
+use damka::resolve::{Resolution, THREAT_READS};
 use damka::Material;
 
 /// The most pieces damka builds slices of (and plans for: eight pieces
@@ -123,12 +123,35 @@ pub enum DontCare {
 /// sliver of the piece count's bytes (docs/COMPRESSION.md).
 pub const STORE_ALL_KINGS_FROM: u8 = 7;
 
-/// What the files of slice `material` leave "don't care" under `policy`.
-pub fn resolution_of(material: Material, policy: DontCare) -> Resolution {
+/// What a build leaves "don't care": which slices leave what (`policy`),
+/// and how many entries a settled threat's resolution may read where
+/// threats are left (None: no bound; see
+/// [`damka::resolve::is_settled_threat`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leaving {
+    pub policy: DontCare,
+    pub threat_reads: Option<u32>,
+}
+
+impl Default for Leaving {
+    fn default() -> Leaving {
+        Leaving { policy: DontCare::Auto, threat_reads: Some(THREAT_READS) }
+    }
+}
+
+impl From<DontCare> for Leaving {
+    fn from(policy: DontCare) -> Leaving {
+        Leaving { policy, ..Leaving::default() }
+    }
+}
+
+/// What the files of slice `material` leave "don't care" when a build
+/// is `leaving` it.
+pub fn resolution_of(material: Material, leaving: Leaving) -> Resolution {
     let kings_alone = material.own_men + material.opp_men == 0;
-    match policy {
+    match leaving.policy {
         DontCare::Auto if kings_alone && material.pieces() >= STORE_ALL_KINGS_FROM => Resolution::NONE,
-        DontCare::Auto | DontCare::All => Resolution::FULL,
+        DontCare::Auto | DontCare::All => Resolution { threat_reads: leaving.threat_reads, ..Resolution::FULL },
         DontCare::None => Resolution::NONE,
     }
 }

@@ -215,7 +215,7 @@ fn how_stored<'a>(
         let positions = solved.index.positions(range.start as u64..range.end as u64);
         for (i, pos) in range.zip(positions) {
             let capture = solved.captures.get(i);
-            let threat = !capture && is_settled_threat(&pos, variant, resolution.threat_depth, &mut moves);
+            let threat = !capture && is_settled_threat(&pos, variant, resolution, &mut moves);
             let how = match (capture, threat, distances) {
                 (true, ..) => Stored::Capture { result: !resolution.captures },
                 (false, false, Distances::FromTwin) => Stored::FromTwin { value_stands: false },

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use damka::game::Game;
 use damka::format::{Distances, Header, Kind, GROUP_BLOCKS, HEADER_LEN};
 use damka::movegen::{has_capture, is_threatened};
-use damka::resolve::{is_settled_threat, threat_result, threat_value, white_to_move, THREAT_DEPTH};
+use damka::resolve::{is_settled_threat, threat_result, threat_value, white_to_move, Resolution, THREAT_READS};
 use damka::{
     fen, Cached, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
 };
 use damka_generator::driver::solve_in_memory;
-use damka_generator::graph::{resolution_of, DontCare};
+use damka_generator::graph::{resolution_of, DontCare, Leaving};
 use damka_generator::solver::{Metric, Options};
 
 fn open(dir: &Path, cache_bytes: usize) -> Tablebase {
@@ -104,7 +104,10 @@ fn russian_four_pieces(name: &str) -> (support::TempDir, damka_generator::solver
 fn slices_that_store_every_result_probe_beside_those_that_leave_them() {
     let rules = Arc::new(RuleSet::preset("russian").expect("a preset"));
     let known = solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4);
-    for (three, four) in [(DontCare::None, DontCare::All), (DontCare::All, DontCare::None)] {
+    // All a reader can resolve, without a bound on a threat's reads (format
+    // 11's files) and with the default one.
+    let all = |threat_reads| Leaving { policy: DontCare::All, threat_reads };
+    for (three, four) in [(DontCare::None.into(), all(None)), (all(Some(THREAT_READS)), DontCare::None.into())] {
         let tables = support::TempDir::new("probe-resolutions");
         support::generate_storing(tables.path(), Variant::Russian, 3, "russian", three);
         support::generate_storing(tables.path(), Variant::Russian, 4, "russian", four);
@@ -132,7 +135,7 @@ fn slices_that_store_every_result_probe_beside_those_that_leave_them() {
             }
             // A result stored for every position is one entry read; a
             // resolution reads more.
-            assert_eq!(most_read <= 1, wanted == DontCare::None, "{material}: {most_read} entries at most");
+            assert_eq!(most_read <= 1, wanted.policy == DontCare::None, "{material}: {most_read} entries at most");
         }
     }
 }
@@ -156,7 +159,7 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
     let (mut moves, mut replies, mut answers) = (Vec::new(), Vec::new(), Vec::new());
     for material in tb.materials() {
         for pos in positions(material) {
-            if !is_settled_threat(&pos, Variant::Russian, THREAT_DEPTH, &mut moves) {
+            if !is_settled_threat(&pos, Variant::Russian, Resolution::BOUNDED, &mut moves) {
                 // Other threats are stored; the memo remembers that, so
                 // the second probe takes another road than the first.
                 if is_threatened(&pos, Variant::Russian) && !has_capture(&pos, Variant::Russian) {
@@ -171,9 +174,9 @@ fn settled_threats_probe_to_the_values_the_solver_found() {
             settled += 1;
             let (mut two, mut three) = (false, false);
             for after in moves.iter().map(|m| pos.play(m)) {
-                if is_settled_threat(&after, Variant::Russian, THREAT_DEPTH, &mut replies) {
+                if is_settled_threat(&after, Variant::Russian, Resolution::BOUNDED, &mut replies) {
                     two = true;
-                    three |= replies.iter().any(|r| is_settled_threat(&after.play(r), Variant::Russian, THREAT_DEPTH, &mut answers));
+                    three |= replies.iter().any(|r| is_settled_threat(&after.play(r), Variant::Russian, Resolution::BOUNDED, &mut answers));
                 }
             }
             deep += two as usize;
@@ -567,7 +570,7 @@ fn conditional_probes_answer_only_from_the_cache() {
         let value = none.probe_value(pos).unwrap();
         if let Cached::Answer(answer) = none.probe_value_cached(pos).unwrap() {
             assert_eq!(answer, value, "{pos:?}");
-            let threat = is_settled_threat(pos, Variant::Russian, THREAT_DEPTH, &mut Vec::new());
+            let threat = is_settled_threat(pos, Variant::Russian, Resolution::BOUNDED, &mut Vec::new());
             assert!(has_capture(pos, Variant::Russian) || threat, "{pos:?}");
         }
     }

@@ -204,7 +204,7 @@ fn a_slice_read_for_its_results_has_the_results_of_its_values() {
         threats += values
             .index
             .positions(0..values.index.size())
-            .filter(|p| damka::resolve::is_settled_threat(p, Variant::Russian, damka::resolve::THREAT_DEPTH, &mut moves))
+            .filter(|p| damka::resolve::is_settled_threat(p, Variant::Russian, damka::resolve::Resolution::BOUNDED, &mut moves))
             .count() as u64;
         known.insert(id.material, values);
     }

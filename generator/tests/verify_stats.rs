@@ -8,7 +8,7 @@ use std::sync::Arc;
 use damka::format::{content_hash, encode_blocks, file_bytes, Distances, Header, Kind, TableFile, HEADER_LEN};
 use damka::layout::EntryOrder;
 use damka::movegen::has_capture;
-use damka::resolve::{is_settled_threat, Resolution, THREAT_DEPTH};
+use damka::resolve::{is_settled_threat, Resolution};
 use damka::rules::Binding;
 use damka::{fen, Material, OpenOptions, RuleSet, SliceIndex, Tablebase, Value, Variant, Wdl};
 use damka_generator::catalog::LoadError;
@@ -31,7 +31,7 @@ fn generate_with(max_pieces: u8, rules: &str) -> tempfile::TempDir {
 fn generate_storing(max_pieces: u8, rules: &str, dont_care: DontCare) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temporary directory");
     let rules = Arc::new(RuleSet::preset(rules).expect("rule set preset"));
-    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false, memory: None, dont_care };
+    let job = Job { variant: RUSSIAN, max_pieces, dir: dir.path().to_path_buf(), rules, progress: false, replace: false, memory: None, dont_care: dont_care.into() };
     driver::run(&job).expect("generation");
     dir
 }
@@ -107,7 +107,7 @@ fn stored(material: &str) -> Vec<bool> {
     (0..index.size())
         .map(|i| {
             let pos = index.position(i);
-            !has_capture(&pos, RUSSIAN) && !is_settled_threat(&pos, RUSSIAN, THREAT_DEPTH, &mut moves)
+            !has_capture(&pos, RUSSIAN) && !is_settled_threat(&pos, RUSSIAN, Resolution::BOUNDED, &mut moves)
         })
         .collect()
 }
@@ -324,7 +324,7 @@ fn a_changed_result_of_a_capture_or_a_threat_is_reported_where_it_is_stored() {
     assert_eq!(header.resolution, Resolution::NONE);
     let index = SliceIndex::new(material.parse().unwrap());
     let capture = captures(material);
-    let threat = |i: usize| is_settled_threat(&index.position(i as u64), RUSSIAN, THREAT_DEPTH, &mut Vec::new());
+    let threat = |i: usize| is_settled_threat(&index.position(i as u64), RUSSIAN, Resolution::FULL, &mut Vec::new());
     let j = (0..codes.len()).find(|&j| capture[j]).expect("a capture position");
     let k = (0..codes.len()).find(|&k| !capture[k] && threat(k)).expect("a settled threat");
     for at in [j, k] {
@@ -349,7 +349,7 @@ fn files_that_disagree_on_what_they_leave_don_t_care_are_reported() {
     let dir = generate(3);
     let dtc = path(dir.path(), "KKvK", Kind::Distance);
     let mut bytes = std::fs::read(&dtc).unwrap();
-    assert_eq!(Header::decode(&bytes).unwrap().resolution, Resolution::FULL);
+    assert_eq!(Header::decode(&bytes).unwrap().resolution, Resolution::BOUNDED);
     bytes[141] = Resolution::NONE.id();
     let sum = content_hash(&bytes[..HEADER_LEN - 8]);
     bytes[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());

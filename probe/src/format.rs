@@ -36,8 +36,10 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// 10: the block index checks blocks by groups ([`GROUP_BLOCKS`]), and
 /// settled threats may lie three plies deep. 11: the header says what the
 /// slice leaves "don't care" ([`Resolution`]); version 10 files are read
-/// as leaving all they could ([`Resolution::FULL`]), what they did.
-pub const FORMAT_VERSION: u16 = 11;
+/// as leaving all they could ([`Resolution::FULL`]), what they did. 12: a
+/// slice may bound the entries a settled threat's resolution reads
+/// ([`Resolution::threat_reads`]); version 11 files are read as they are.
+pub const FORMAT_VERSION: u16 = 12;
 /// The oldest version still read: it differs only in what its header
 /// leaves out.
 pub const OLDEST_READ_VERSION: u16 = 10;
@@ -419,7 +421,10 @@ impl Header {
             distances: Distances::from_id(b[140]).ok_or(FormatError::BadHeader("unknown source of distances"))?,
             resolution: match version {
                 10 => Resolution::FULL,
-                _ => Resolution::from_id(b[141]).ok_or(FormatError::BadHeader("unknown resolution of don't-care entries"))?,
+                // Version 11 knew no bound on a threat's reads.
+                _ => Resolution::from_id(b[141])
+                    .filter(|r| version > 11 || r.threat_reads.is_none())
+                    .ok_or(FormatError::BadHeader("unknown resolution of don't-care entries"))?,
             },
         };
         if header.kind == Kind::Wdl && header.distances != Distances::Own {

@@ -666,7 +666,7 @@ impl Tablebase {
         }
         // A threat needs its slice's file whatever it is.
         let wdl = wdl?;
-        if !resolve::is_settled_threat(pos, self.variant, wdl.file.header().resolution.threat_depth, &mut moves)
+        if !resolve::is_settled_threat(pos, self.variant, wdl.file.header().resolution, &mut moves)
             || wdl.file.entry_is_stored(index)
         {
             // Remembered too: the next probe of this threat then skips

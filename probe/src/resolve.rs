@@ -66,24 +66,50 @@ pub struct Resolution {
     /// How many plies deep a settled threat of the slice may lie (0: every
     /// threat is stored), at most [`THREAT_DEPTH`].
     pub threat_depth: u32,
+    /// How many entries a settled threat's resolution may read at most, as
+    /// [`is_settled_threat`] counts them: a threat that would read more is
+    /// stored (None: no bound, as in format 10 and 11). A multiple of
+    /// [`READS_STEP`], at most 31 of them.
+    pub threat_reads: Option<u32>,
 }
+
+/// The unit of [`Resolution::threat_reads`] in a header byte.
+pub const READS_STEP: u32 = 8;
+
+/// The bound on a settled threat's reads that builds set by default: at 6
+/// pieces a probe without a cache then reads 3.1 blocks for a quiet
+/// position's result, not 9.5 (12 us, not 40), for result files a third
+/// larger (docs/COMPRESSION.md, "Format 12").
+pub const THREAT_READS: u32 = 32;
 
 impl Resolution {
     /// As much as a reader can resolve: the smallest files (format 10's
     /// only resolution).
-    pub const FULL: Resolution = Resolution { captures: true, threat_depth: THREAT_DEPTH };
+    pub const FULL: Resolution = Resolution { captures: true, threat_depth: THREAT_DEPTH, threat_reads: None };
+    /// What builds leave by default: as [`Resolution::FULL`], but the
+    /// threats whose resolution would read more than [`THREAT_READS`]
+    /// entries are stored.
+    pub const BOUNDED: Resolution = Resolution { threat_reads: Some(THREAT_READS), ..Resolution::FULL };
     /// Nothing: every position's result is stored, and a probe reads one
     /// entry.
-    pub const NONE: Resolution = Resolution { captures: false, threat_depth: 0 };
+    pub const NONE: Resolution = Resolution { captures: false, threat_depth: 0, threat_reads: None };
 
-    /// In a header byte: the threat depth, plus 4 if captures are stored.
+    /// In a header byte: the threat depth, plus 4 if captures are stored,
+    /// plus 8 for each [`READS_STEP`] of the bound on a threat's reads.
     pub fn id(self) -> u8 {
-        self.threat_depth as u8 | if self.captures { 0 } else { 4 }
+        let reads = self.threat_reads.map_or(0, |r| r / READS_STEP) as u8;
+        self.threat_depth as u8 | if self.captures { 0 } else { 4 } | reads << 3
     }
 
     pub fn from_id(id: u8) -> Option<Resolution> {
         let threat_depth = u32::from(id & 3);
-        (id < 8 && threat_depth <= THREAT_DEPTH).then_some(Resolution { captures: id & 4 == 0, threat_depth })
+        let reads = u32::from(id >> 3);
+        // A bound on threats' reads where no threat is left means nothing.
+        (threat_depth <= THREAT_DEPTH && (reads == 0 || threat_depth > 0)).then_some(Resolution {
+            captures: id & 4 == 0,
+            threat_depth,
+            threat_reads: (reads > 0).then_some(reads * READS_STEP),
+        })
     }
 }
 
@@ -91,49 +117,71 @@ impl Resolution {
 impl std::fmt::Display for Resolution {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self.captures, self.threat_depth) {
-            (false, 0) => write!(f, "nothing"),
-            (true, 0) => write!(f, "captures"),
-            (false, d) => write!(f, "threats {d} plies deep"),
-            (true, d) => write!(f, "captures, threats {d} plies deep"),
+            (false, 0) => write!(f, "nothing")?,
+            (true, 0) => write!(f, "captures")?,
+            (false, d) => write!(f, "threats {d} plies deep")?,
+            (true, d) => write!(f, "captures, threats {d} plies deep")?,
+        }
+        match self.threat_reads {
+            Some(reads) if self.threat_depth > 0 => write!(f, " reading <= {reads}"),
+            _ => Ok(()),
         }
     }
 }
 
-/// Whether `pos` is a settled threat of a slice whose threats may lie
-/// `depth` plies deep: quiet (its side to move cannot capture) but
-/// threatened (the opponent could, were it its turn), and every move leads
-/// to a capture position, to a quiet position without a threat, or to a
-/// settled threat less deep, the deepest at most `depth` plies (none at
-/// 0). Its result follows from its moves ([`threat_result`]), and theirs
-/// from their moves, without ever coming back to such a position, so
-/// tables leave its `.wdl` entry "don't care" (docs/FORMAT.md). Leaves its
-/// legal moves in `moves`.
-pub fn is_settled_threat(pos: &Position, variant: Variant, depth: u32, moves: &mut Vec<Move>) -> bool {
+/// Whether `pos` is a settled threat of a slice that leaves `resolution`:
+/// quiet (its side to move cannot capture) but threatened (the opponent
+/// could, were it its turn), and every move leads to a capture position,
+/// to a quiet position without a threat, or to a settled threat less deep,
+/// the deepest at most `resolution.threat_depth` plies (none at 0), and its
+/// resolution reads at most `resolution.threat_reads` entries, counting one
+/// for each quiet position without a threat it reaches and one for each
+/// capture of the capture positions (about what a probe reads without a
+/// cache; most of a probe's time goes to the few threats that read
+/// hundreds). Its result follows from its moves ([`threat_result`]), and
+/// theirs from their moves, without ever coming back to such a position,
+/// so tables leave its `.wdl` entry "don't care" (docs/FORMAT.md). Leaves
+/// its legal moves in `moves`.
+pub fn is_settled_threat(pos: &Position, variant: Variant, resolution: Resolution, moves: &mut Vec<Move>) -> bool {
     // Most positions are not threatened: that test first.
+    let depth = resolution.threat_depth;
     if depth == 0 || !is_threatened(pos, variant) || has_capture(pos, variant) {
         return false;
     }
     generate(pos, variant, Routes::Merge, moves);
+    let mut reads = resolution.threat_reads;
     let mut replies = Vec::new();
-    moves.iter().all(|m| settles_within(&pos.play(m), variant, depth - 1, &mut replies))
+    moves.iter().all(|m| settles_within(&pos.play(m), variant, depth - 1, &mut reads, &mut replies))
 }
 
-/// Whether `pos` needs no stored entry of its own beyond `depth` plies: a
-/// capture position, a quiet position without a threat, or (`depth` > 0)
-/// a threat whose every move leads to one that needs none beyond
-/// `depth - 1`. `moves` is scratch space.
-fn settles_within(pos: &Position, variant: Variant, depth: u32, moves: &mut Vec<Move>) -> bool {
+/// Whether `pos` needs no stored entry of its own beyond `depth` plies and
+/// within the `reads` left, less what it reads: a capture position, a quiet
+/// position without a threat, or (`depth` > 0) a threat whose every move
+/// leads to one that needs none beyond `depth - 1`. `moves` is scratch
+/// space.
+fn settles_within(pos: &Position, variant: Variant, depth: u32, reads: &mut Option<u32>, moves: &mut Vec<Move>) -> bool {
     // A move out of a threat mostly leaves the threat standing, so the side
     // to move here can capture: that test first.
-    if has_capture(pos, variant) || !is_threatened(pos, variant) {
-        return true;
-    }
-    if depth == 0 {
+    let read = if has_capture(pos, variant) {
+        // Its captures are counted only under a bound.
+        if reads.is_none() {
+            return true;
+        }
+        capture_moves(pos, variant, Routes::Merge, moves);
+        moves.len() as u32
+    } else if !is_threatened(pos, variant) {
+        1
+    } else if depth == 0 {
         return false;
+    } else {
+        generate(pos, variant, Routes::Merge, moves);
+        let mut replies = Vec::new();
+        return moves.iter().all(|m| settles_within(&pos.play(m), variant, depth - 1, reads, &mut replies));
+    };
+    match reads {
+        None => true,
+        Some(left) => left.checked_sub(read).map(|l| *left = l).is_some(),
     }
-    generate(pos, variant, Routes::Merge, moves);
-    let mut replies = Vec::new();
-    moves.iter().all(|m| settles_within(&pos.play(m), variant, depth - 1, &mut replies))
 }
 
 /// The result of a settled threat `pos` with legal `moves`, from the

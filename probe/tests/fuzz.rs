@@ -9,7 +9,7 @@ use damka::format::{
     block_index_len, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
 use damka::layout::EntryOrder;
-use damka::resolve::{Resolution, THREAT_DEPTH};
+use damka::resolve::{Resolution, READS_STEP, THREAT_DEPTH};
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
 use damka::{fen, Material, RuleSet, SliceIndex, Variant};
 use proptest::prelude::*;
@@ -312,6 +312,11 @@ fn a_table_of_another_format_version_is_refused() {
     }
     set(&mut bytes, 10, 0);
     assert_eq!(Header::decode(&bytes).map(|h| h.resolution), Ok(Resolution::FULL));
+    // Version 11 is read as it is, but knew no bound on a threat's reads.
+    set(&mut bytes, 11, Resolution::FULL.id());
+    assert_eq!(Header::decode(&bytes).map(|h| h.resolution), Ok(Resolution::FULL));
+    set(&mut bytes, 11, Resolution::BOUNDED.id());
+    assert_eq!(Header::decode(&bytes).unwrap_err(), FormatError::BadHeader("unknown resolution of don't-care entries"));
 }
 
 /// Byte 141 says what the files leave "don't care": every resolution reads
@@ -322,10 +327,14 @@ fn the_resolution_of_don_t_cares_reads_back_and_an_unknown_one_is_refused() {
     let mut seen = std::collections::BTreeSet::new();
     for captures in [false, true] {
         for threat_depth in 0..=THREAT_DEPTH {
-            let resolution = Resolution { captures, threat_depth };
-            let h = Header { resolution, ..draughts.clone() };
-            assert_eq!(Header::decode(&h.encode().unwrap()).map(|h| h.resolution), Ok(resolution));
-            assert!(seen.insert(resolution.id()), "{resolution:?}");
+            // A bound on a threat's reads only where threats are left.
+            let bounds = (threat_depth > 0).then_some(1..=31).into_iter().flatten().map(|n| Some(n * READS_STEP));
+            for threat_reads in std::iter::once(None).chain(bounds) {
+                let resolution = Resolution { captures, threat_depth, threat_reads };
+                let h = Header { resolution, ..draughts.clone() };
+                assert_eq!(Header::decode(&h.encode().unwrap()).map(|h| h.resolution), Ok(resolution));
+                assert!(seen.insert(resolution.id()), "{resolution:?}");
+            }
         }
     }
     for bad in (0..=255u8).filter(|b| !seen.contains(b)) {

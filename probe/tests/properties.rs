@@ -147,3 +147,29 @@ proptest! {
         }
     }
 }
+
+/// A bound on a settled threat's reads only ever takes threats away: one
+/// settled within a bound is settled within any larger one and without
+/// one; small bounds take some away, large ones few (probe/src/resolve.rs).
+#[test]
+fn a_bound_on_a_threat_s_reads_only_takes_threats_away() {
+    use damka::resolve::{is_settled_threat, Resolution, READS_STEP};
+    let index = damka::SliceIndex::new("KMvKMM".parse().expect("a material"));
+    let bounds = [Some(READS_STEP), Some(4 * READS_STEP), Some(31 * READS_STEP), None];
+    let mut settled = [0u32; 4];
+    let mut moves = Vec::new();
+    for i in (0..index.size()).step_by(7) {
+        let pos = index.position(i);
+        let within = bounds.map(|threat_reads| {
+            is_settled_threat(&pos, Variant::Russian, Resolution { threat_reads, ..Resolution::FULL }, &mut moves)
+        });
+        for k in 1..bounds.len() {
+            assert!(!within[k - 1] || within[k], "{}: settled within {:?}, not {:?}", fen::write(&pos, Variant::Russian), bounds[k - 1], bounds[k]);
+        }
+        for (n, s) in settled.iter_mut().zip(within) {
+            *n += u32::from(s);
+        }
+    }
+    assert!(0 < settled[0] && settled[0] < settled[1] && settled[1] < settled[2], "{settled:?}");
+    assert!(settled[3] - settled[2] < settled[3] / 100, "{settled:?}");
+}

@@ -10,7 +10,7 @@ use damka::game::Game;
 use damka::{Material, RuleSet, Variant};
 
 use crate::driver::{self, Job};
-use crate::graph::{DontCare, MAX_PIECES};
+use crate::graph::{DontCare, Leaving, MAX_PIECES};
 use crate::memory;
 use crate::plan::human_bytes;
 
@@ -86,6 +86,22 @@ pub struct GenerateArgs {
     /// were written.
     #[arg(long, value_enum, default_value_t = DontCare::Auto)]
     dont_care: DontCare,
+    /// How many entries a probe's resolution of a settled threat may read
+    /// at most, as damka counts them; a threat that would read more is
+    /// stored (larger files, faster probes without a cache). A multiple of
+    /// 8 up to 248; 0: no bound (the smallest files).
+    #[arg(long, value_name = "N", default_value_t = damka::resolve::THREAT_READS, value_parser = parse_threat_reads)]
+    threat_reads: u32,
+}
+
+/// A bound on a threat's reads as a header can record it.
+fn parse_threat_reads(s: &str) -> Result<u32, String> {
+    let step = damka::resolve::READS_STEP;
+    let n: u32 = s.parse().map_err(|e| format!("{s:?}: {e}"))?;
+    if !n.is_multiple_of(step) || n > 31 * step {
+        return Err(format!("{n}: a multiple of {step} up to {}, or 0 for no bound", 31 * step));
+    }
+    Ok(n)
 }
 
 /// The pairs `--pair` names, each checked against `--pieces`.
@@ -128,7 +144,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         progress: !args.quiet,
         replace: args.replace,
         memory: args.memory.or_else(memory::default_budget),
-        dont_care: args.dont_care,
+        dont_care: Leaving { policy: args.dont_care, threat_reads: (args.threat_reads > 0).then_some(args.threat_reads) },
     };
     let s = if pairs.is_empty() { driver::run(&job)? } else { driver::run_pairs(&job, &pairs)? };
     let total = s.total();

@@ -155,7 +155,7 @@ fn print_json(dir: &Path, listing: &Listing) -> Result<()> {
                         "dtc_positions_per_byte": per_byte(s.positions, s.dtc_bytes),
                         "wdl_order": s.wdl_order.map(EntryOrder::name),
                         "dtc_order": s.dtc_order.map(EntryOrder::name),
-                        "dont_care": s.resolution.map(|r| json!({ "captures": r.captures, "threat_depth": r.threat_depth })),
+                        "dont_care": s.resolution.map(|r| json!({ "captures": r.captures, "threat_depth": r.threat_depth, "threat_reads": r.threat_reads })),
                     })
                 })
                 .collect();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use damka::{RuleSet, Variant};
 use damka_generator::driver::{self, Job, Summary};
-use damka_generator::graph::DontCare;
+use damka_generator::graph::{DontCare, Leaving};
 
 /// A directory under the system's temporary directory, removed on drop.
 pub struct TempDir(PathBuf);
@@ -54,9 +54,9 @@ pub fn generate_into(dir: &Path, variant: Variant, pieces: u8, rules: &str) -> S
 }
 
 /// [`generate_into`], the files leaving "don't care" what `dont_care` says.
-pub fn generate_storing(dir: &Path, variant: Variant, pieces: u8, rules: &str, dont_care: DontCare) -> Summary {
+pub fn generate_storing(dir: &Path, variant: Variant, pieces: u8, rules: &str, dont_care: impl Into<Leaving>) -> Summary {
     let rules = Arc::new(RuleSet::preset(rules).expect("a preset rule set"));
-    let job = Job { variant, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None, dont_care };
+    let job = Job { variant, max_pieces: pieces, dir: dir.to_path_buf(), rules, progress: false, replace: false, memory: None, dont_care: dont_care.into() };
     driver::run(&job).expect("generate tables")
 }
 
