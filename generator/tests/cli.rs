@@ -51,6 +51,23 @@ fn output_into_a_closed_pipe_ends_quietly() {
     }
 }
 
+/// A bound on a threat's reads that no header can hold is refused before
+/// anything is built, saying what would do.
+#[test]
+fn a_threat_bound_a_header_cannot_hold_is_refused() {
+    let dir = TempDir::new("threat-reads");
+    for bad in ["12", "256", "-8", "many"] {
+        let out = damka(&["generate", "--pieces", "2", "--dir", arg(dir.path()), &format!("--threat-reads={bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("--threat-reads") && !stderr.contains("panicked"), "{bad}: {stderr}");
+        if bad.parse::<u32>().is_ok() {
+            assert!(stderr.contains("a multiple of 8 up to 248, or 0 for no bound"), "{bad}: {stderr}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).map_or(0, |d| d.count()), 0, "nothing written");
+}
+
 #[test]
 fn a_directory_without_tables_of_the_game_says_so() {
     let empty = TempDir::new("no-tables");

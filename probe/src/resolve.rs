@@ -69,12 +69,16 @@ pub struct Resolution {
     /// How many entries a settled threat's resolution may read at most, as
     /// [`is_settled_threat`] counts them: a threat that would read more is
     /// stored (None: no bound, as in format 10 and 11). A multiple of
-    /// [`READS_STEP`], at most 31 of them.
+    /// [`READS_STEP`], at most [`MOST_THREAT_READS`].
     pub threat_reads: Option<u32>,
 }
 
 /// The unit of [`Resolution::threat_reads`] in a header byte.
 pub const READS_STEP: u32 = 8;
+
+/// The largest bound on a threat's reads a header byte holds (five bits of
+/// [`READS_STEP`]s).
+pub const MOST_THREAT_READS: u32 = 31 * READS_STEP;
 
 /// The bound on a settled threat's reads that builds set by default: at 6
 /// pieces a probe without a cache then reads 3.1 blocks for a quiet
@@ -97,6 +101,7 @@ impl Resolution {
     /// In a header byte: the threat depth, plus 4 if captures are stored,
     /// plus 8 for each [`READS_STEP`] of the bound on a threat's reads.
     pub fn id(self) -> u8 {
+        debug_assert!(self.threat_reads.is_none_or(|r| r % READS_STEP == 0 && r <= MOST_THREAT_READS), "{self:?}");
         let reads = self.threat_reads.map_or(0, |r| r / READS_STEP) as u8;
         self.threat_depth as u8 | if self.captures { 0 } else { 4 } | reads << 3
     }

@@ -9,7 +9,7 @@ use damka::format::{
     block_index_len, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
 use damka::layout::EntryOrder;
-use damka::resolve::{Resolution, READS_STEP, THREAT_DEPTH};
+use damka::resolve::{Resolution, MOST_THREAT_READS, READS_STEP, THREAT_DEPTH};
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
 use damka::{fen, Material, RuleSet, SliceIndex, Variant};
 use proptest::prelude::*;
@@ -328,7 +328,7 @@ fn the_resolution_of_don_t_cares_reads_back_and_an_unknown_one_is_refused() {
     for captures in [false, true] {
         for threat_depth in 0..=THREAT_DEPTH {
             // A bound on a threat's reads only where threats are left.
-            let bounds = (threat_depth > 0).then_some(1..=31).into_iter().flatten().map(|n| Some(n * READS_STEP));
+            let bounds = (threat_depth > 0).then_some(1..=MOST_THREAT_READS / READS_STEP).into_iter().flatten().map(|n| Some(n * READS_STEP));
             for threat_reads in std::iter::once(None).chain(bounds) {
                 let resolution = Resolution { captures, threat_depth, threat_reads };
                 let h = Header { resolution, ..draughts.clone() };

@@ -96,10 +96,10 @@ pub struct GenerateArgs {
 
 /// A bound on a threat's reads as a header can record it.
 fn parse_threat_reads(s: &str) -> Result<u32, String> {
-    let step = damka::resolve::READS_STEP;
+    let (step, most) = (damka::resolve::READS_STEP, damka::resolve::MOST_THREAT_READS);
     let n: u32 = s.parse().map_err(|e| format!("{s:?}: {e}"))?;
-    if !n.is_multiple_of(step) || n > 31 * step {
-        return Err(format!("{n}: a multiple of {step} up to {}, or 0 for no bound", 31 * step));
+    if !n.is_multiple_of(step) || n > most {
+        return Err(format!("{n}: a multiple of {step} up to {most}, or 0 for no bound"));
     }
     Ok(n)
 }
