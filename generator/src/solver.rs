@@ -421,7 +421,7 @@ fn solve(
     let mut waiting: Vec<(MenConfig, Vec<u16>)> = Vec::new();
     for (level, configs) in levels(material).iter().enumerate().rev().filter(|(_, l)| !l.is_empty()) {
         let (white, black) = (&pair.raw[0].index, &pair.raw[pair.raw.len() - 1].index);
-        let unit_len = |config: MenConfig| Unit::new(config, white, black, opts.variant).len();
+        let unit_len = |config: MenConfig| Unit::new(config, white, black, opts.variant).positions();
         let results = match checkpoint.restore(pass, level)? {
             Some(results) => {
                 let fits = results.len() == configs.len()

@@ -188,7 +188,8 @@ impl<'a> Unit<'a> {
         Unit { kings, halves, variant, rays }
     }
 
-    pub fn len(&self) -> usize {
+    /// Positions in the unit.
+    pub fn positions(&self) -> usize {
         self.kings.len()
     }
 
@@ -322,7 +323,7 @@ impl<'a> Unit<'a> {
     /// Solves by retrograde iteration; returns packed values (win, draw,
     /// loss with distances) and which positions must capture.
     pub fn retrograde(&self, exits: &dyn Exits) -> (Vec<u16>, Vec<bool>) {
-        let n = self.len();
+        let n = self.positions();
         let mut fin = vec![UNSET; n];
         let mut pending = vec![Pending { open: 0, not_lost: false, longest_loss: 0 }; n];
         let mut capture = vec![false; n];
@@ -351,7 +352,7 @@ impl<'a> Unit<'a> {
         // Scans are independent: spread them over threads. This matters
         // for slices without men, which are one unit per pair (a unit of a
         // slice with men is small, and units already run in parallel).
-        let n = self.len();
+        let n = self.positions();
         let scans: Vec<Scan> = (0..n.div_ceil(SCAN_BATCH))
             .into_par_iter()
             .with_min_len((1 << 14) / SCAN_BATCH)
@@ -445,7 +446,7 @@ impl<'a> Unit<'a> {
     /// without a man move or capture draws. Returns the values at a fresh
     /// count and which positions must capture.
     pub fn layered(&self, exits: &dyn Exits, limit: u32) -> (Vec<u16>, Vec<bool>) {
-        let n = self.len();
+        let n = self.positions();
         let (mut scratch, mut scans) = (ScanScratch::default(), Vec::with_capacity(SCAN_BATCH));
         let mut capture = Vec::with_capacity(n);
         // Per position: the best exit, and its king moves' successors.

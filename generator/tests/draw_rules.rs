@@ -178,21 +178,21 @@ fn small_endings_two_kings_against_one() {
     let kk = slice("KKvK");
     let limit = rules.quiet_limit(&SliceIndex::new(kk).position(0), true);
     assert_eq!(limit, Some(9));
-    let (longest, v) = positions(&known, "KKvK").filter(|(_, v)| v.wdl == Wdl::Win).max_by_key(|(_, v)| v.plies).unwrap();
+    let (longest, v) = positions(known, "KKvK").filter(|(_, v)| v.wdl == Wdl::Win).max_by_key(|(_, v)| v.plies).unwrap();
     assert_eq!(fresh(&solver, &longest), v, "{}", text(&longest));
     assert!(v.plies.0 <= 9, "{}: {v}", text(&longest));
     for m in ["KvK", "KKvK", "KvKK", "KMvK", "KvKM"] {
-        assert!(positions(&known, m).all(|(_, v)| !matches!(v.wdl, Wdl::CursedWin | Wdl::BlessedLoss)), "{m}");
+        assert!(positions(known, m).all(|(_, v)| !matches!(v.wdl, Wdl::CursedWin | Wdl::BlessedLoss)), "{m}");
     }
     eprintln!("longest KKvK win: {} {v}", text(&longest));
 
     // Three moves: 5 plies for the stronger side to move, 6 for the other.
     let tight = retuned("small-endings", "limit_moves = 5", "limit_moves = 3");
     assert_eq!(tight.quiet_limit(&longest, true), Some(5));
-    let (known3, solver3) = cut_and_kept(&tight, &[], &known, "KKvK", 5);
+    let (known3, solver3) = cut_and_kept(&tight, &[], known, "KKvK", 5);
     // And the other side to move: the lone king's loss counts the stronger
     // side's third move, ply 6.
-    let (lost, lv) = positions(&known, "KvKK").filter(|(_, v)| v.wdl == Wdl::Loss).max_by_key(|(_, v)| v.plies).unwrap();
+    let (lost, lv) = positions(known, "KvKK").filter(|(_, v)| v.wdl == Wdl::Loss).max_by_key(|(_, v)| v.plies).unwrap();
     assert_eq!(tight.quiet_limit(&lost, false), Some(6));
     let expected = if lv.plies.0 <= 6 { lv } else { Value::new(Wdl::BlessedLoss, lv.plies.0) };
     assert_eq!(value(&known3, &lost), expected, "{}", text(&lost));
@@ -213,7 +213,7 @@ fn three_kings_against_a_lone_king_on_and_off_the_main_road() {
 
     // On the road, the lone king (White) to move: the stronger side moves
     // second, its 5th move is ply 10.
-    let (on, v) = positions(&known, "KvKKK").find(|(_, v)| v.wdl == Wdl::BlessedLoss).unwrap();
+    let (on, v) = positions(known, "KvKKK").find(|(_, v)| v.wdl == Wdl::BlessedLoss).unwrap();
     eprintln!("on the main road: {} {v}", text(&on));
     assert!(on_main_road(&on, Color::White));
     assert_eq!(rules.quiet_limit(&on, false), Some(10));
@@ -224,7 +224,7 @@ fn three_kings_against_a_lone_king_on_and_off_the_main_road() {
     assert_eq!(fresh(&solver, &on), v);
 
     // Off the road: a loss longer than 10 plies stays a loss (15 moves).
-    let (off, w) = positions(&known, "KvKKK")
+    let (off, w) = positions(known, "KvKKK")
         .find(|(p, v)| v.wdl == Wdl::Loss && v.plies.0 > 10 && !on_main_road(p, Color::White))
         .unwrap();
     eprintln!("off the main road: {} {w}", text(&off));
@@ -233,12 +233,12 @@ fn three_kings_against_a_lone_king_on_and_off_the_main_road() {
 
     // The stronger side to move never has a win the 5-move rule cuts: with
     // the lone king on the road its wins are short.
-    assert!(positions(&known, "KKKvK").all(|(_, v)| v.wdl != Wdl::CursedWin));
+    assert!(positions(known, "KKKvK").all(|(_, v)| v.wdl != Wdl::CursedWin));
 
     // Where the king stood when the count began decides, and the counters do
     // not say it: two plies into a count that began with the king off the
     // road, `on` is lost; in one that began on it, saved.
-    let start_off = positions(&known, "KvKKK").map(|(p, _)| p).find(|p| !on_main_road(p, Color::White)).unwrap();
+    let start_off = positions(known, "KvKKK").map(|(p, _)| p).find(|p| !on_main_road(p, Color::White)).unwrap();
     assert_eq!(state(pair, &start_off, &on, 2, 2), Some(Wdl::Loss));
     assert_eq!(state(pair, &on, &on, 2, 2), Some(Wdl::BlessedLoss));
     assert_eq!(rules.judge(&on, v, Counters { quiet: 2, kings_only: 2 }), Verdict::Ambiguous(Wdl::Loss, Wdl::BlessedLoss));
@@ -254,7 +254,7 @@ fn three_kings_against_a_lone_king_on_and_off_the_main_road() {
 fn three_kings_fifteen_moves() {
     let rules = russian();
     let known = russian_tables();
-    let (longest, v) = positions(&known, "KKKvK").filter(|(_, v)| v.wdl == Wdl::Win).max_by_key(|(_, v)| v.plies).unwrap();
+    let (longest, v) = positions(known, "KKKvK").filter(|(_, v)| v.wdl == Wdl::Win).max_by_key(|(_, v)| v.plies).unwrap();
     eprintln!("longest KKKvK win: {} {v}", text(&longest));
     assert!(!on_main_road(&longest, Color::Black));
     assert_eq!(rules.quiet_limit(&longest, true), Some(29));
@@ -294,7 +294,7 @@ fn main_road_two_kings_and_a_man() {
     let rules = russian();
     let known = russian_tables();
     let known_plain = tables(&without("main-road"), &["KKMvK"]);
-    let (on, v) = positions(&known, "KKMvK").find(|(_, v)| v.wdl == Wdl::CursedWin).unwrap();
+    let (on, v) = positions(known, "KKMvK").find(|(_, v)| v.wdl == Wdl::CursedWin).unwrap();
     eprintln!("on the main road: {} {v}", text(&on));
     assert!(on_main_road(&on, Color::Black));
     assert_eq!(rules.quiet_limit(&on, true), Some(9));
@@ -303,7 +303,7 @@ fn main_road_two_kings_and_a_man() {
     assert!(lifted.plies.0 > 9);
     assert_eq!(v.plies, lifted.plies);
     let (off, w) =
-        positions(&known, "KKMvK").find(|(p, v)| v.wdl == Wdl::Win && v.plies.0 > 9 && !on_main_road(p, Color::Black)).unwrap();
+        positions(known, "KKMvK").find(|(p, v)| v.wdl == Wdl::Win && v.plies.0 > 9 && !on_main_road(p, Color::Black)).unwrap();
     eprintln!("off the main road: {} {w}", text(&off));
     // Off the road only the 30-move balance rule limits the count.
     assert_eq!(rules.quiet_limit(&off, true), Some(60));
@@ -376,7 +376,7 @@ fn kings_only_fifteen_moves_with_men_on_the_board() {
 fn balance_of_forces_thirty_moves() {
     let rules = russian();
     let known = russian_tables();
-    let (p, v) = positions(&known, "KMMvK").filter(|(_, v)| v.wdl == Wdl::Win).max_by_key(|(_, v)| v.plies).unwrap();
+    let (p, v) = positions(known, "KMMvK").filter(|(_, v)| v.wdl == Wdl::Win).max_by_key(|(_, v)| v.plies).unwrap();
     assert_eq!(rules.quiet_limit(&p, true), Some(60));
     assert!(v.plies.0 <= 60);
     let tight = retuned("balance-4-5", "limit_plies = 60", "limit_plies = 40");
@@ -384,7 +384,7 @@ fn balance_of_forces_thirty_moves() {
     assert!(v.plies.0 > 40, "{v}");
     assert_eq!(value(&known40, &p), Value::new(Wdl::CursedWin, v.plies.0), "{}", text(&p));
     let (short, sv) =
-        positions(&known, "KMMvK").find(|(p, v)| v.wdl == Wdl::Win && v.plies.0 > 30 && v.plies.0 <= 40 && !on_main_road(p, Color::Black)).unwrap();
+        positions(known, "KMMvK").find(|(p, v)| v.wdl == Wdl::Win && v.plies.0 > 30 && v.plies.0 <= 40 && !on_main_road(p, Color::Black)).unwrap();
     assert_eq!(value(&known40, &short), sv, "{}", text(&short));
 }
 

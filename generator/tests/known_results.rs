@@ -84,7 +84,7 @@ fn holds_main_road(pos: &Position) -> bool {
 #[test]
 fn a_king_against_a_king_is_mostly_a_draw() {
     let known = kings_against_a_king(Metric::Conversion);
-    let kvk = slice(&known, "KvK");
+    let kvk = slice(known, "KvK");
     let counts = Counts::of(&kvk);
     assert_eq!(counts, Counts { wins: 194, draws: 796, losses: 2 });
     assert!(counts.draws * 10 > counts.total() * 8, "{counts:?}");
@@ -106,7 +106,7 @@ fn a_king_against_a_king_is_mostly_a_draw() {
 #[test]
 fn three_kings_beat_a_king_off_the_main_road() {
     let known = kings_against_a_king(Metric::Conversion);
-    let kkkvk = slice(&known, "KKKvK");
+    let kkkvk = slice(known, "KKKvK");
     let off: Vec<_> = kkkvk.iter().filter(|(p, _)| on_main_road(p, Color::Black) == [false]).copied().collect();
     let counts = Counts::of(&off);
     assert_eq!(counts, Counts { wins: 106_984, draws: 896, losses: 0 });
@@ -116,7 +116,7 @@ fn three_kings_beat_a_king_off_the_main_road() {
 #[test]
 fn a_king_holding_the_main_road_draws_against_three_kings() {
     let known = kings_against_a_king(Metric::End);
-    let kkkvk = slice(&known, "KKKvK");
+    let kkkvk = slice(known, "KKKvK");
     let holding: Vec<_> = kkkvk.iter().filter(|(p, _)| holds_main_road(p)).copied().collect();
     let counts = Counts::of(&holding);
     assert_eq!(counts, Counts { wins: 5488, draws: 10_704, losses: 0 });
@@ -134,12 +134,12 @@ fn a_king_holding_the_main_road_draws_against_three_kings() {
 #[test]
 fn the_longest_three_kings_win_takes_thirteen_moves() {
     let known = kings_against_a_king(Metric::End);
-    let kkkvk = slice(&known, "KKKvK");
+    let kkkvk = slice(known, "KKKvK");
     let longest = kkkvk.iter().filter(|(_, v)| v.wdl == Wdl::Win).map(|(_, v)| v.plies).max().unwrap();
     // Petrov's triangle: within the 15 moves Russian rule 7.2.4 allows.
     assert_eq!(longest.0, 25);
     assert_eq!(longest.moves(), 13);
-    assert_eq!(value(&known, "W:WKa3,Kd2,Kc1:BKe1"), Value::new(Wdl::Win, 25));
+    assert_eq!(value(known, "W:WKa3,Kd2,Kc1:BKe1"), Value::new(Wdl::Win, 25));
 }
 
 #[test]
@@ -147,14 +147,14 @@ fn hand_checked_positions() {
     for metric in [Metric::Conversion, Metric::End] {
         let known = kings_against_a_king(metric);
         // a1 takes d4, the last Black piece.
-        assert_eq!(value(&known, "W:WKa1:BKd4"), Value::new(Wdl::Win, 1));
+        assert_eq!(value(known, "W:WKa1:BKd4"), Value::new(Wdl::Win, 1));
         // a1 has one diagonal: b2 is taken and c3 behind it too; no move.
-        assert_eq!(value(&known, "W:WKa1:BKb2,Kc3"), Value::new(Wdl::Loss, 0));
+        assert_eq!(value(known, "W:WKa1:BKb2,Kc3"), Value::new(Wdl::Loss, 0));
         // Black on a1 may only go along the main road, where h8 takes it.
-        assert_eq!(value(&known, "B:WKh8:BKa1"), Value::new(Wdl::Loss, 2));
+        assert_eq!(value(known, "B:WKh8:BKa1"), Value::new(Wdl::Loss, 2));
         // ... so White goes to h8 first.
-        assert_eq!(value(&known, "W:WKc3:BKa1"), Value::new(Wdl::Win, 3));
+        assert_eq!(value(known, "W:WKc3:BKa1"), Value::new(Wdl::Win, 3));
         // Far apart, nothing to force.
-        assert_eq!(value(&known, "W:WKc1:BKh6"), Value::DRAW);
+        assert_eq!(value(known, "W:WKc1:BKh6"), Value::DRAW);
     }
 }

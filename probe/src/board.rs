@@ -49,7 +49,7 @@ pub struct Square(u8);
 impl Square {
     /// The square at `file` (0 = a) and `rank` (0 = 1), if it is dark.
     pub fn from_coords(file: u8, rank: u8) -> Option<Square> {
-        (file < 8 && rank < 8 && (file + rank) % 2 == 0).then_some(Square(rank * 8 + file))
+        (file < 8 && rank < 8 && (file + rank).is_multiple_of(2)).then_some(Square(rank * 8 + file))
     }
 
     /// The square from an 8x8 index (a1 = 0, h8 = 63), if it is dark.

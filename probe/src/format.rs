@@ -475,7 +475,7 @@ fn stored_len(header: &Header, entries: usize) -> usize {
 /// `block_positions`: three times a power of two (a probe finds a code's
 /// byte and digit by a mask and a shift), or `None`.
 pub fn code_planes(block_positions: u32) -> Option<u32> {
-    Some(block_positions / 3).filter(|p| block_positions % 3 == 0 && p.is_power_of_two())
+    Some(block_positions / 3).filter(|p| block_positions.is_multiple_of(3) && p.is_power_of_two())
 }
 
 /// Packs a block's result codes three to a byte, as probes keep a block:

@@ -53,7 +53,7 @@ impl Memo {
 
     /// The key of position `index` of slice `slice`, if it fits a word.
     fn key(slice: usize, index: u64) -> Option<u64> {
-        (slice < 1 << SLICE_BITS && index < 1 << INDEX_BITS).then(|| (slice as u64) << INDEX_BITS | index)
+        (slice < 1 << SLICE_BITS && index < 1 << INDEX_BITS).then_some((slice as u64) << INDEX_BITS | index)
     }
 
     fn word(&self, key: u64) -> &AtomicU64 {

@@ -604,7 +604,7 @@ impl Tablebase {
                     if let Some((memo::Kind::FromTwin, v)) = self.memo.get(slice, at.index) {
                         return Ok(v);
                     }
-                    let v = Value::new(wdl, self.from_twin::<A>(pos)?);
+                    let v = Value::new(wdl, self.distance_from_twin::<A>(pos)?);
                     self.memo.put(slice, at.index, memo::Kind::FromTwin, v);
                     return Ok(v);
                 }
@@ -696,7 +696,7 @@ impl Tablebase {
     /// the best of its moves' values one ply back. Its quiet moves lead to
     /// the twin, which stores every quiet position's distance; a
     /// promotion's value needs only the result.
-    fn from_twin<A: Access>(&self, pos: &Position) -> Result<u16, A::Error> {
+    fn distance_from_twin<A: Access>(&self, pos: &Position) -> Result<u16, A::Error> {
         let moves = legal_moves(pos, self.variant);
         let best = resolve::best_one_ply_back(moves.iter().map(|m| {
             let after = pos.play(m);

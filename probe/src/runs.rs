@@ -73,7 +73,7 @@ const fn bucket_start(b: usize) -> (u32, u32) {
         return (b as u32 + 1, 0);
     }
     let e = (b - 8) as u32 / 4 + 3;
-    ((4 | (b - 8) as u32 % 4) << (e - 2), e - 2)
+    ((4 | ((b - 8) as u32 % 4)) << (e - 2), e - 2)
 }
 
 /// Where a run's symbol is in a table: its context's, its code and bucket.
@@ -502,7 +502,7 @@ mod tests {
             while block.len() < n {
                 state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let len = 1 + (state >> 33) as usize % [1, 3, 40, 3000][(state >> 60) as usize % 4];
-                block.extend(std::iter::repeat((state >> 40) as u8 % 5).take(len.min(n - block.len())));
+                block.extend(std::iter::repeat_n((state >> 40) as u8 % 5, len.min(n - block.len())));
             }
             blocks.push(block);
         }

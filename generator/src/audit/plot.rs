@@ -131,7 +131,9 @@ fn chart(svg: &mut String, s: &SliceAudit, x0: f64, y0: f64) {
         py + ph / 2.0
     );
     // Two half-width bars a ply: pure (cursed over it) left, rules right.
-    let bars: [(&[(u16, u64)], &str, f64); 3] =
+    // (win lengths and their counts, colour, offset within the ply)
+    type Bar<'a> = (&'a [(u16, u64)], &'a str, f64);
+    let bars: [Bar; 3] =
         [(&s.pure_win_lengths, PURE, 0.0), (&s.cursed_win_lengths, CURSED, 0.0), (&s.rule_win_lengths, RULES, 0.5)];
     let width = (slot * 0.45).max(0.6);
     for (lengths, color, offset) in bars {
@@ -202,7 +204,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

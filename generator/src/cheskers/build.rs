@@ -65,13 +65,13 @@ pub fn run(job: &Job) -> Result<Summary> {
         known.retain(|&m, _| to_solve[n..].iter().any(|&p| may_reach(p, m)));
         let wanted: Vec<Material> = done.iter().flat_map(|&p| pair_of(p)).filter(|&m| may_reach(pair, m)).collect();
         for m in wanted {
-            if !known.contains_key(&m) {
+            if let std::collections::hash_map::Entry::Vacant(e) = known.entry(m) {
                 let tables = match &mut finished {
                     Some(t) => t,
                     None => finished.insert(Tables::open(&job.dir)?),
                 };
                 let values = tables.slice_values(m).with_context(|| format!("reading back cheskers-{m}"))?;
-                known.insert(m, Arc::new(Solved { index: SliceIndex::new(m), values }));
+                e.insert(Arc::new(Solved { index: SliceIndex::new(m), values }));
                 summary.read_back += 1;
             }
         }

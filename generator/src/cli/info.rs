@@ -207,8 +207,8 @@ fn print_text(dir: &Path, only: Option<Game>, listing: &Listing) {
             );
         };
         println!(
-            "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9} {:>8}  {}",
-            "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte", "dtc/wdl", "entry order, wdl dtc (slowest part first); don't care"
+            "  {:<10} {:>14} {:>12} {:>9} {:>12} {:>9} {:>8}  entry order, wdl dtc (slowest part first); don't care",
+            "slice", "positions", "wdl bytes", "pos/byte", "dtc bytes", "pos/byte", "dtc/wdl"
         );
         for ((_, material), s) in slices {
             line(&material.material_name(), s.positions, s.wdl_bytes, s.dtc_bytes, &s.orders());

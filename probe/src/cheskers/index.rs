@@ -204,7 +204,7 @@ impl SliceIndex {
             let camels = officers & !kings & !bishops;
             sides[color.index()] = sparse(officers | men);
             for (kind, set) in [(Kind::Man, men), (Kind::King, kings), (Kind::Bishop, bishops), (Kind::Camel, camels)] {
-                kinds[kind as usize] = kinds[kind as usize] | sparse(set);
+                kinds[kind as usize] |= sparse(set);
             }
         }
         Position::from_parts(sides, kinds, Color::White)
