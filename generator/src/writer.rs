@@ -24,7 +24,7 @@ use damka::format::{compress_code_table, encode_stored_entries, file_bytes, Dist
 use damka::runs::{self, Run};
 use damka::layout::{EntryLayout, EntryOrder};
 use damka::movegen::{generate, Routes};
-use damka::resolve::{best_one_ply_back, is_settled_threat, white_to_move, Resolution};
+use damka::resolve::{best_one_ply_back, is_settled_threat_counting, white_to_move, Resolution};
 use damka::{Material, Move, Position, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -213,44 +213,47 @@ fn how_stored<'a>(
         let mut pending = Pending::default();
         let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let positions = solved.index.positions(range.start as u64..range.end as u64);
-        for (i, pos) in range.zip(positions) {
-            let capture = solved.captures.get(i);
-            let threat = !capture && is_settled_threat(&pos, variant, resolution, &mut moves);
-            let how = match (capture, threat, distances) {
-                (true, ..) => Stored::Capture { result: !resolution.captures },
-                (false, false, Distances::FromTwin) => Stored::FromTwin { value_stands: false },
-                (false, false, _) => Stored::Plain,
-                (false, true, Distances::ForTwin) => Stored::ThreatForTwin { stands: false },
-                (false, true, _) => Stored::Threat { stands: false, value_stands: false },
-            };
-            // Under move limits a one-ply value may miss the position's own
-            // (a draw's distance is "don't care"): judged from the values
-            // its moves lead to.
-            let judged = limits
-                && match how {
-                    Stored::Threat { .. } | Stored::ThreatForTwin { .. } => true,
-                    Stored::FromTwin { .. } => solved.values[i] & 7 != 0,
-                    Stored::Plain | Stored::Capture { .. } => false,
+        catalog::with_capture_counts(variant, |counts| {
+            for (i, pos) in range.zip(positions) {
+                let capture = solved.captures.get(i);
+                let threat = !capture && is_settled_threat_counting(&pos, resolution, &mut moves, counts);
+                let how = match (capture, threat, distances) {
+                    (true, ..) => Stored::Capture { result: !resolution.captures },
+                    (false, false, Distances::FromTwin) => Stored::FromTwin { value_stands: false },
+                    (false, false, _) => Stored::Plain,
+                    (false, true, Distances::ForTwin) => Stored::ThreatForTwin { stands: false },
+                    (false, true, _) => Stored::Threat { stands: false, value_stands: false },
                 };
-            if !judged {
-                HowStored::put(out, i - c * CHUNK, how);
-                continue;
+                // Under move limits a one-ply value may miss the position's own
+                // (a draw's distance is "don't care"): judged from the values
+                // its moves lead to.
+                let judged = limits
+                    && match how {
+                        Stored::Threat { .. } | Stored::ThreatForTwin { .. } => true,
+                        Stored::FromTwin { .. } => solved.values[i] & 7 != 0,
+                        Stored::Plain | Stored::Capture { .. } => false,
+                    };
+                if !judged {
+                    HowStored::put(out, i - c * CHUNK, how);
+                    continue;
+                }
+                if let Stored::FromTwin { .. } = how {
+                    // Only a settled threat's moves are generated above.
+                    generate(&pos, variant, Routes::Merge, &mut moves);
+                }
+                let full = pending.locate(i - c * CHUNK, how, &pos, &moves, |after| {
+                    let after = white_to_move(after);
+                    let m = Material::of(&after);
+                    let (index, values) = lookup(m)
+                        .ok_or_else(|| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
+                    Ok((values, index.index_unchecked(&after)))
+                })?;
+                if full {
+                    pending.judge(&solved.values[c * CHUNK..], out);
+                }
             }
-            if let Stored::FromTwin { .. } = how {
-                // Only a settled threat's moves are generated above.
-                generate(&pos, variant, Routes::Merge, &mut moves);
-            }
-            let full = pending.locate(i - c * CHUNK, how, &pos, &moves, |after| {
-                let after = white_to_move(after);
-                let m = Material::of(&after);
-                let (index, values) = lookup(m)
-                    .ok_or_else(|| anyhow::anyhow!("{variant}-{material}: its moves lead to {variant}-{m}, not solved"))?;
-                Ok((values, index.index_unchecked(&after)))
-            })?;
-            if full {
-                pending.judge(&solved.values[c * CHUNK..], out);
-            }
-        }
+            Ok::<_, anyhow::Error>(())
+        })?;
         pending.judge(&solved.values[c * CHUNK..], out);
         Ok::<_, anyhow::Error>(())
     })?;
