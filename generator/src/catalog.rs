@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use damka::format::{Distances, FormatError, Header, Kind, TableFile};
+use damka::format::{check_entries, packed_code, Distances, FormatError, Header, Kind, TableFile};
 use damka::movegen::{generate, has_capture, Routes};
 use damka::layout::EntryLayout;
 use damka::resolve::{
@@ -330,7 +330,7 @@ enum Slice {
 /// with its slice, file (0: `.wdl`, 1: `.dtc`) and block, in
 /// [`BLOCK_SLOTS`] slots that each hold the last block hashed to it: the
 /// moves of a run of positions stay in few blocks.
-type Blocks = Vec<Option<((usize, usize, u32), Vec<u8>)>>;
+type Blocks = Vec<Option<((usize, usize, u32), Box<[u8]>)>>;
 const BLOCK_SLOTS: usize = 2048;
 
 /// The values of the positions a settled threat's moves lead to: from the
@@ -478,14 +478,25 @@ impl Resolver<'_, '_> {
         let raw = match slot {
             Some((held, raw)) if *held == key => raw,
             _ => {
-                let raw = table.read_block(block).map_err(|e| {
+                // Result codes stay packed three to a byte, as probes keep
+                // them: unpacking a whole block for the few entries a
+                // threat reads took more time than the rest of reading back.
+                let raw = table.read_stored(block).and_then(|raw| check_entries(raw, table.header().kind, block));
+                let raw = raw.map_err(|e| {
                     let (v, own, m) = (self.variant, self.own.material(), reached.index.material());
                     anyhow!("{v}-{own}: its moves lead to {m}: {}: {e}", reached.paths[file].display())
                 })?;
                 &mut slot.insert((key, raw)).1
             }
         };
-        Ok(if width == 1 { raw[i] as u16 } else { u16::from_le_bytes([raw[i], raw[i + 1]]) })
+        Ok(match (table.header().kind, width) {
+            (Kind::Wdl, _) => {
+                let plane = raw.len();
+                u16::from(packed_code(raw[i % plane], i / plane))
+            }
+            (_, 1) => raw[i] as u16,
+            _ => u16::from_le_bytes([raw[i], raw[i + 1]]),
+        })
     }
 }
 

@@ -533,6 +533,23 @@ fn unpack_entries(kind: Kind, stored: &[u8], entries: usize) -> Option<Vec<u8>> 
     }
 }
 
+/// Checks that every entry of a decompressed block (packed as stored,
+/// [`TableFile::read_stored`]) is a value tables hold, so that readers
+/// can decode entries without checking again (any distance is one).
+pub fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
+    // Branch-free, so that the compiler vectorizes the check: it runs on
+    // every cache miss.
+    let valid = match kind {
+        Kind::Wdl => raw.iter().copied().max().unwrap_or(0) < PACKED_CODES,
+        Kind::Distance => true,
+    };
+    if valid {
+        Ok(raw.into_boxed_slice())
+    } else {
+        Err(FormatError::BadEntry(block))
+    }
+}
+
 thread_local! {
     /// One zstd context per thread: making one costs more than
     /// decompressing a block of a few kilobytes.
@@ -859,5 +876,12 @@ mod tests {
         packed[3] = PACKED_CODES;
         assert_eq!(unpack_entries(Kind::Wdl, &packed, 48), None);
         assert_eq!(unpack_entries(Kind::Wdl, &pack_codes(&[1; 48], plane), 49), None);
+    }
+
+    #[test]
+    fn entries_are_checked() {
+        assert!(check_entries(vec![0, 1, 2, 62, 124], Kind::Wdl, 0).is_ok());
+        assert_eq!(check_entries(vec![0, 124, 125], Kind::Wdl, 3), Err(FormatError::BadEntry(3)));
+        assert!(check_entries(vec![255, 7, 0], Kind::Distance, 0).is_ok());
     }
 }

@@ -30,7 +30,7 @@ use crate::resolve::{self, Resolution};
 use crate::cache::{BlockCache, CacheStats, ProbeScope, Read};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
-use crate::format::{packed_code, read_header, Distances, FormatError, Kind, TableFile, TableSlice};
+use crate::format::{check_entries, packed_code, read_header, Distances, FormatError, Kind, TableFile, TableSlice};
 use crate::index::{IndexParts, SliceIndex};
 use crate::layout::EntryLayout;
 use crate::material::Material;
@@ -45,7 +45,7 @@ use crate::variant::Variant;
 
 mod access;
 
-use access::{check_entries, decode, Access, CacheOnly, Load};
+use access::{decode, Access, CacheOnly, Load};
 pub use access::Cached;
 
 /// The rule set a table was built with, as its header records it.

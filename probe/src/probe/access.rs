@@ -3,7 +3,7 @@
 //! cache keeps it.
 
 use crate::cache::{BlockCache, Read};
-use crate::format::{FormatError, Kind, PACKED_CODES};
+use crate::format::Kind;
 use crate::value::Value;
 
 use super::{ProbeError, Table, Tablebase};
@@ -116,38 +116,9 @@ impl Access for CacheOnly {
     }
 }
 
-/// Checks that every entry of a decompressed block (packed as stored) is a
-/// value tables hold, so that probes can decode entries without checking
-/// again (any distance is one).
-pub(super) fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
-    // Branch-free, so that the compiler vectorizes the check: it runs on
-    // every cache miss.
-    let valid = match kind {
-        Kind::Wdl => raw.iter().copied().max().unwrap_or(0) < PACKED_CODES,
-        Kind::Distance => true,
-    };
-    if valid {
-        Ok(raw.into_boxed_slice())
-    } else {
-        Err(FormatError::BadEntry(block))
-    }
-}
-
-/// Decodes a result code already checked by [`check_entries`] as the value
-/// with distance 0.
+/// Decodes a result code already checked by
+/// [`crate::format::check_entries`] as the value with distance 0.
 #[inline]
 pub(super) fn decode(bits: u16) -> Value {
     Value::unpack(bits).unwrap_or(Value::DRAW)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn entries_are_checked() {
-        assert!(check_entries(vec![0, 1, 2, 62, 124], Kind::Wdl, 0).is_ok());
-        assert_eq!(check_entries(vec![0, 124, 125], Kind::Wdl, 3), Err(FormatError::BadEntry(3)));
-        assert!(check_entries(vec![255, 7, 0], Kind::Distance, 0).is_ok());
-    }
 }
