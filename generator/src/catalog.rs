@@ -19,10 +19,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{check_entries, packed_code, Distances, FormatError, Header, Kind, TableFile};
 use damka::movegen::{generate, has_capture, Routes};
 use damka::layout::EntryLayout;
-use damka::resolve::{
-    capture_value, is_settled_threat, is_settled_threat_counting, of_best, threat_result, threat_value, white_to_move,
-    CaptureCounts, Resolution,
-};
+use damka::resolve::{capture_value, is_settled_threat, of_best, threat_result, threat_value, white_to_move, Resolution};
 use damka::{Material, SliceIndex, TableName, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -176,23 +173,6 @@ pub fn remembering_last<T: Copy>(lookup: impl Fn(Material) -> Option<T>) -> impl
     }
 }
 
-/// Runs `f` with this thread's capture counts for searches of settled
-/// threats in `variant` ([`CaptureCounts`]): kept from one run of
-/// positions to the next, where the same positions come back.
-pub fn with_capture_counts<R>(variant: Variant, f: impl FnOnce(&mut CaptureCounts) -> R) -> R {
-    thread_local! {
-        static COUNTS: RefCell<Option<CaptureCounts>> = const { RefCell::new(None) };
-    }
-    COUNTS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut counts) => match &mut *counts {
-            Some(c) if c.variant() == variant => f(c),
-            slot => f(slot.insert(CaptureCounts::new(variant))),
-        },
-        // Called again inside `f` (no caller does): counts of its own.
-        Err(_) => f(&mut CaptureCounts::new(variant)),
-    })
-}
-
 /// What a slice is read back for: every value (verify, stats), or its
 /// results alone (the pairs after it keep nothing else): those a settled
 /// threat's moves give without their distances, so its search stops at
@@ -282,32 +262,30 @@ pub fn resolve_dont_cares<'a>(
             let resolver = Resolver { variant, own: index, lookup: &lookup, threats, blocks };
             let start = (c * CHUNK) as u64;
             let positions = index.positions(start..start + chunk.len() as u64);
-            with_capture_counts(variant, |counts| {
-                for ((i, v), pos) in chunk.iter_mut().enumerate().zip(positions) {
-                    let at = (c * CHUNK + i) as u64;
-                    let captured = if resolution.captures {
-                        capture_value(&pos, variant, &mut moves, |a| resolver.captured(a))?
-                    } else {
-                        // Its result stored; its distance follows from it.
-                        has_capture(&pos, variant).then(|| of_best(result_of(*v & 7)))
-                    };
-                    if let Some(value) = captured {
-                        *v = value.pack();
-                        words[i / 64] |= 1 << (i % 64);
-                    } else if is_settled_threat_counting(&pos, resolution, &mut moves, counts) {
-                        *v = match threats.dtc {
-                            Some(_) => resolver.threat(&pos, &moves, Slice::Own, at)?,
-                            None => Value::new(resolver.threat_result(&pos, &moves, Slice::Own, at)?, 0),
-                        }
-                        .pack();
-                    } else if from_twin && *v & 7 != 0 && !resolver.is_stored(Slice::Own, 1, at)? {
-                        generate(&pos, variant, Routes::Merge, &mut moves);
-                        let one_ply = threat_value(&pos, &moves, |a| resolver.reply(a))?;
-                        *v = (one_ply.plies.0 << 3) | (*v & 7);
+            for ((i, v), pos) in chunk.iter_mut().enumerate().zip(positions) {
+                let at = (c * CHUNK + i) as u64;
+                let captured = if resolution.captures {
+                    capture_value(&pos, variant, &mut moves, |a| resolver.captured(a))?
+                } else {
+                    // Its result stored; its distance follows from it.
+                    has_capture(&pos, variant).then(|| of_best(result_of(*v & 7)))
+                };
+                if let Some(value) = captured {
+                    *v = value.pack();
+                    words[i / 64] |= 1 << (i % 64);
+                } else if is_settled_threat(&pos, variant, resolution, &mut moves) {
+                    *v = match threats.dtc {
+                        Some(_) => resolver.threat(&pos, &moves, Slice::Own, at)?,
+                        None => Value::new(resolver.threat_result(&pos, &moves, Slice::Own, at)?, 0),
                     }
+                    .pack();
+                } else if from_twin && *v & 7 != 0 && !resolver.is_stored(Slice::Own, 1, at)? {
+                    generate(&pos, variant, Routes::Merge, &mut moves);
+                    let one_ply = threat_value(&pos, &moves, |a| resolver.reply(a))?;
+                    *v = (one_ply.plies.0 << 3) | (*v & 7);
                 }
-                Ok(words)
-            })
+            }
+            Ok(words)
         })
         .collect::<Result<_>>()?;
     Ok(Captures::from_words(words.concat()))
