@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use damka::format::{check_entries, packed_code, Distances, FormatError, Header, Kind, TableFile};
+use damka::format::{packed_code, Distances, FormatError, Header, Kind, TableFile};
 use damka::movegen::{generate, has_capture, Routes};
 use damka::layout::EntryLayout;
 use damka::resolve::{capture_value, is_settled_threat, of_best, threat_result, threat_value, white_to_move, Resolution};
@@ -459,8 +459,7 @@ impl Resolver<'_, '_> {
                 // Result codes stay packed three to a byte, as probes keep
                 // them: unpacking a whole block for the few entries a
                 // threat reads took more time than the rest of reading back.
-                let raw = table.read_stored(block).and_then(|raw| check_entries(raw, table.header().kind, block));
-                let raw = raw.map_err(|e| {
+                let raw = table.read_checked(block).map_err(|e| {
                     let (v, own, m) = (self.variant, self.own.material(), reached.index.material());
                     anyhow!("{v}-{own}: its moves lead to {m}: {}: {e}", reached.paths[file].display())
                 })?;

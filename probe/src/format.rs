@@ -536,7 +536,7 @@ fn unpack_entries(kind: Kind, stored: &[u8], entries: usize) -> Option<Vec<u8>> 
 /// Checks that every entry of a decompressed block (packed as stored,
 /// [`TableFile::read_stored`]) is a value tables hold, so that readers
 /// can decode entries without checking again (any distance is one).
-pub fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
+fn check_entries(raw: Vec<u8>, kind: Kind, block: u32) -> Result<Box<[u8]>, FormatError> {
     // Branch-free, so that the compiler vectorizes the check: it runs on
     // every cache miss.
     let valid = match kind {
@@ -820,6 +820,14 @@ impl<B: AsRef<[u8]>> TableFile<B> {
             Some(stored) if stored.len() == stored_len(&self.header, entries) => Ok(stored),
             _ => Err(FormatError::BlockDecompress(block)),
         }
+    }
+
+    /// Block `block` as [`TableFile::read_stored`] gives it, every entry
+    /// checked to be a value tables hold (result codes below
+    /// [`PACKED_CODES`] a byte): what probes and the reading back of slices
+    /// keep.
+    pub fn read_checked(&self, block: u32) -> Result<Box<[u8]>, FormatError> {
+        self.read_stored(block).and_then(|raw| check_entries(raw, self.header.kind, block))
     }
 
     /// The result code of entry `entry` of block `block` of a `.wdl`

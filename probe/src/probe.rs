@@ -30,7 +30,7 @@ use crate::resolve::{self, Resolution};
 use crate::cache::{BlockCache, CacheStats, ProbeScope, Read};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
-use crate::format::{check_entries, packed_code, read_header, Distances, FormatError, Kind, TableFile, TableSlice};
+use crate::format::{packed_code, read_header, Distances, FormatError, Kind, TableFile, TableSlice};
 use crate::index::{IndexParts, SliceIndex};
 use crate::layout::EntryLayout;
 use crate::material::Material;
@@ -850,8 +850,7 @@ impl Tablebase {
     /// Block `block` of `table` (of `slice` and `kind`), decompressed,
     /// packed as stored, and checked.
     fn read_block(&self, table: &Table, slice: usize, kind: Kind, block: u32) -> Result<Box<[u8]>, ProbeError> {
-        let raw = table.file.read_stored(block).and_then(|raw| check_entries(raw, kind, block));
-        raw.map_err(|e| self.damaged(slice, kind, e))
+        table.file.read_checked(block).map_err(|e| self.damaged(slice, kind, e))
     }
 
     fn damaged(&self, slice: usize, kind: Kind, e: FormatError) -> ProbeError {

@@ -200,8 +200,7 @@ impl CaptureCounts {
             ^ pos.turn() as u64;
         let slot = &mut self.slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::SLOT_BITS)) as usize];
         if slot.0 != *pos || slot.1 == u32::MAX {
-            let count = if capture_moves(pos, self.variant, Routes::Merge, moves) { moves.len() as u32 } else { 0 };
-            *slot = (*pos, count);
+            *slot = (*pos, count_captures(pos, self.variant, moves));
         }
         slot.1
     }
@@ -219,12 +218,17 @@ impl Captures<'_> {
     /// scratch space.
     fn of(&mut self, pos: &Position, variant: Variant, moves: &mut Vec<Move>) -> u32 {
         match self {
-            Captures::Counted => match capture_moves(pos, variant, Routes::Merge, moves) {
-                true => moves.len() as u32,
-                false => 0,
-            },
+            Captures::Counted => count_captures(pos, variant, moves),
             Captures::Kept(counts) => counts.of(pos, moves),
         }
+    }
+}
+
+/// The captures of `pos` (0: it must not capture), generated into `moves`.
+fn count_captures(pos: &Position, variant: Variant, moves: &mut Vec<Move>) -> u32 {
+    match capture_moves(pos, variant, Routes::Merge, moves) {
+        true => moves.len() as u32,
+        false => 0,
     }
 }
 
@@ -350,8 +354,8 @@ mod tests {
     use crate::{Material, SliceIndex};
 
     /// Capture counts kept from one position to the next decide every
-    /// threat as counting afresh does, under a bound that counting decides
-    /// often, in a slice of kings and one of men.
+    /// threat as counting afresh does, under bounds that the counts decide
+    /// often, in slices of kings, of men, and of both.
     #[test]
     fn kept_capture_counts_decide_as_counting_afresh() {
         let variant = Variant::Russian;

@@ -117,7 +117,7 @@ impl Access for CacheOnly {
 }
 
 /// Decodes a result code already checked by
-/// [`crate::format::check_entries`] as the value with distance 0.
+/// [`crate::format::TableFile::read_checked`] as the value with distance 0.
 #[inline]
 pub(super) fn decode(bits: u16) -> Value {
     Value::unpack(bits).unwrap_or(Value::DRAW)
