@@ -34,11 +34,12 @@
 //!   conditional, brings it in. Most blocks a new position's probe reads
 //!   are read once, and then cost neither a whole decompression nor the
 //!   eviction of blocks read again.
-//! - A block the cache cannot keep (a budget of 0, or too small) is read
-//!   in place the first time a probe asks for it, and the second time
-//!   decompressed and kept by the probe until it ends ([`ProbeScope`]):
-//!   one probe that resolves captures and threats reads the same blocks
-//!   many times, and so decompresses each once at most.
+//! - A result block the cache cannot keep (a budget of 0, or too small)
+//!   is read in place, and the probe keeps how far it read its runs until
+//!   it ends ([`ProbeScope`], [`RunCursor`]): one probe that resolves
+//!   captures and threats reads several entries of most blocks it reads,
+//!   and so walks each block's runs once at most, never decompressing it.
+//!   Other blocks it cannot keep are decompressed and kept by the probe.
 //!
 //! A miss decompresses the block with no lock held, so other threads keep
 //! probing meanwhile; two threads that miss the same block at once both
@@ -52,6 +53,7 @@ use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::memo::ProbeMemo;
+use crate::runs::RunCursor;
 use crate::tally::Tally;
 
 /// Ways of an index set: four keys and places fill one cache line.
@@ -93,7 +95,9 @@ const PROBE_BLOCKS: usize = 64;
 struct ProbeBlocks {
     depth: u32,
     blocks: Vec<(usize, u64, Box<[u8]>)>,
-    read_in_place: Vec<(usize, u64)>,
+    cursors: Vec<(usize, u64, RunCursor)>,
+    /// Cursors of probes that ended, cleared: their memory for the next.
+    spare_cursors: Vec<RunCursor>,
     memo: ProbeMemo,
 }
 
@@ -119,7 +123,12 @@ impl Drop for ProbeScope {
             p.depth -= 1;
             if p.depth == 0 {
                 p.blocks.clear();
-                p.read_in_place.clear();
+                let spare = p.cursors.drain(..).map(|(_, _, mut cursor)| {
+                    cursor.clear();
+                    cursor
+                });
+                p.spare_cursors.extend(spare);
+                p.spare_cursors.truncate(PROBE_BLOCKS);
                 p.memo.clear();
             }
         });
@@ -417,10 +426,11 @@ impl BlockCache {
 
     /// Like [`BlockCache::entry`], for a block whose entries can also be
     /// read one at a time from the compressed block: `read_in_place` reads
-    /// one, and the block takes `bytes` decompressed. The first request of
-    /// late for a block not cached reads in place; the next decompresses
-    /// it, into the cache, or where the cache cannot keep it for the rest
-    /// of the probe.
+    /// one (through the probe's cursor of the block, if it is given one),
+    /// and the block takes `bytes` decompressed. The first request of late
+    /// for a block not cached reads in place; the next decompresses it
+    /// into the cache. A block the cache cannot keep is read in place
+    /// through the probe's cursor.
     #[inline]
     pub(crate) fn entry_or_in_place<E>(
         &self,
@@ -428,18 +438,20 @@ impl BlockCache {
         at: usize,
         width: usize,
         load: impl FnOnce() -> Result<Box<[u8]>, E>,
-        (bytes, read_in_place): (usize, impl FnOnce() -> Result<u16, E>),
+        (bytes, read_in_place): (usize, impl FnOnce(Option<&mut RunCursor>) -> Result<u16, E>),
     ) -> Result<Read, E> {
         if let Some(entry) = self.lookup(key, at, width) {
             self.counts.add(HITS);
             return Ok(Read::FromBlock(entry));
         }
-        let first = if self.keeps(bytes) { self.first_request(key) } else { self.first_in_probe(key) };
-        if !first {
+        if !self.keeps(bytes) {
+            return self.in_place_in_probe(key, read_in_place).map(Read::InPlace);
+        }
+        if !self.first_request(key) {
             return self.entry_not_cached(key, at, width, load).map(Read::FromBlock);
         }
         self.counts.add(MISSES);
-        read_in_place().map(Read::InPlace)
+        read_in_place(None).map(Read::InPlace)
     }
 
     /// Whether block `key`, not in the cache, is asked for the first time
@@ -455,17 +467,34 @@ impl BlockCache {
         true
     }
 
-    /// Whether the probe in progress on this thread asks for block `key`
-    /// the first time; it is noted for the rest of the probe.
-    fn first_in_probe(&self, key: u64) -> bool {
+    /// `read` of block `key` through the cursor the probe in progress on
+    /// this thread keeps of it (a new one the first time, a miss); without
+    /// a cursor outside a probe.
+    fn in_place_in_probe<E>(&self, key: u64, read: impl FnOnce(Option<&mut RunCursor>) -> Result<u16, E>) -> Result<u16, E> {
         let owner = self as *const BlockCache as usize;
+        // The probe's cursor of the block, or a new one; none outside a probe.
+        let held = PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
+            let i = p.cursors.iter().position(|(o, k, _)| (*o, *k) == (owner, key));
+            (p.depth > 0).then(|| match i {
+                Some(i) => (p.cursors.remove(i).2, false),
+                None => (p.spare_cursors.pop().unwrap_or_default(), true),
+            })
+        });
+        let Some((mut cursor, new)) = held else {
+            self.counts.add(MISSES);
+            return read(None);
+        };
+        if new {
+            self.counts.add(MISSES);
+        }
+        let entry = read(Some(&mut cursor));
         PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
-            let seen = p.read_in_place.contains(&(owner, key));
-            if !seen && p.depth > 0 {
-                p.read_in_place.push((owner, key));
+            if p.cursors.len() == PROBE_BLOCKS {
+                p.cursors.remove(0);
             }
-            !seen
-        })
+            p.cursors.push((owner, key, cursor));
+        });
+        entry
     }
 
     /// Whether block `key` was read in place lately (its compressed bytes
@@ -802,7 +831,7 @@ mod tests {
 
     /// Reads entry 5 of block `key` (all `byte`) by `entry_or_in_place`.
     fn read(cache: &BlockCache, key: u64, byte: u8) -> Result<Read, ()> {
-        cache.entry_or_in_place(key, 5, 1, || block(byte, 10), (10, || Ok(byte as u16)))
+        cache.entry_or_in_place(key, 5, 1, || block(byte, 10), (10, |_: Option<&mut RunCursor>| Ok(byte as u16)))
     }
 
     #[test]
@@ -819,17 +848,29 @@ mod tests {
     }
 
     #[test]
-    fn a_cache_that_keeps_nothing_reads_in_place_and_decompresses_what_a_probe_reads_again() {
+    fn a_cache_that_keeps_nothing_reads_in_place_through_the_probes_cursor() {
         let cache = BlockCache::new(0);
+        // Whether each read was given a cursor; loading the block fails.
+        let read = |key: u64, cursors: &mut Vec<bool>| {
+            let in_place = |cursor: Option<&mut RunCursor>| {
+                cursors.push(cursor.is_some());
+                Ok(7)
+            };
+            cache.entry_or_in_place(key, 5, 1, || Err("decompressed"), (10, in_place))
+        };
+        let mut cursors = Vec::new();
         {
             let _probe = ProbeScope::enter();
-            assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)));
-            assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)));
-            assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)));
+            for key in [1, 1, 2, 1] {
+                assert_eq!(read(key, &mut cursors), Ok(Read::InPlace(7)));
+            }
+            assert_eq!(PROBE_BLOCKS_HELD.with_borrow(|p| p.cursors.len()), 2);
         }
-        assert_eq!(cache.stats().misses, 2);
-        assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)), "the probe is over");
-        assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)), "no probe holds it");
+        assert_eq!(cache.stats().misses, 2, "a miss a block a probe reads");
+        assert_eq!(read(1, &mut cursors), Ok(Read::InPlace(7)), "the probe is over");
+        assert_eq!(cursors, [true, true, true, true, false]);
+        assert_eq!(PROBE_BLOCKS_HELD.with_borrow(|p| p.cursors.len()), 0);
+        assert_eq!(cache.stats().misses, 3);
         assert_eq!(cache.stats().bytes, 0);
     }
 

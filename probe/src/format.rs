@@ -832,11 +832,17 @@ impl<B: AsRef<[u8]>> TableFile<B> {
 
     /// The result code of entry `entry` of block `block` of a `.wdl`
     /// file, read from the block's runs in place (see
-    /// [`runs::Decoder::code_at`]); the block's checksum is checked.
-    pub fn code_at(&self, block: u32, entry: usize) -> Result<u8, FormatError> {
+    /// [`runs::Decoder::code_at`]), through `cursor` if one is given, which
+    /// must have read this block alone; the block's checksum is checked.
+    pub fn code_at(&self, block: u32, entry: usize, cursor: Option<&mut runs::RunCursor>) -> Result<u8, FormatError> {
         let compressed = self.checked_block(block)?;
         let decoder = self.decoder.as_ref().ok_or(FormatError::CodeTable("not a result file"))?;
-        decoder.code_at(compressed, self.block_len(block), entry).ok_or(FormatError::BlockDecompress(block))
+        let entries = self.block_len(block);
+        let code = match cursor {
+            Some(cursor) => decoder.code_at_cursor(compressed, entries, entry, cursor),
+            None => decoder.code_at(compressed, entries, entry),
+        };
+        code.ok_or(FormatError::BlockDecompress(block))
     }
 
     /// The compressed bytes of block `block`, their checksum checked.

@@ -27,6 +27,7 @@ use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
 use crate::resolve::{self, Resolution};
+use crate::runs::RunCursor;
 use crate::cache::{BlockCache, CacheStats, ProbeScope, Read};
 use crate::directory::{Manifest, ManifestError, MANIFEST_NAME};
 use crate::game::Game;
@@ -830,7 +831,9 @@ impl Tablebase {
             // bytes (format::pack_codes).
             Kind::Wdl => {
                 let plane = table.file.header().block_positions as usize / 3;
-                let in_place = || table.file.code_at(block as u32, at).map(u16::from).map_err(|e| self.damaged(slice, kind, e));
+                let in_place = |cursor: Option<&mut RunCursor>| {
+                    table.file.code_at(block as u32, at, cursor).map(u16::from).map_err(|e| self.damaged(slice, kind, e))
+                };
                 match A::entry(&self.cache, key, (at & (plane - 1), 1), load, Some((plane, in_place)))? {
                     Read::FromBlock(byte) => Ok(packed_code(byte as u8, at >> plane.trailing_zeros()) as u16),
                     Read::InPlace(code) => Ok(code),
@@ -839,7 +842,7 @@ impl Tablebase {
             // zstd frames: read whole.
             Kind::Distance => {
                 let width = table.file.header().entry_bytes as usize;
-                let in_place = None::<(usize, fn() -> Result<u16, ProbeError>)>;
+                let in_place = None::<(usize, fn(Option<&mut RunCursor>) -> Result<u16, ProbeError>)>;
                 match A::entry(&self.cache, key, (at * width, width), load, in_place)? {
                     Read::FromBlock(entry) | Read::InPlace(entry) => Ok(entry),
                 }

@@ -396,20 +396,87 @@ impl Decoder {
     /// of decoding a whole block, for a block read once. `None`
     /// if the bytes up to it are not such a block's.
     pub fn code_at(&self, bytes: &[u8], entries: usize, entry: usize) -> Option<u8> {
+        self.walk::<false>(bytes, entries, entry, &mut RunCursor::default())
+    }
+
+    /// [`Decoder::code_at`] of a block read before through `cursor`: an
+    /// entry within the runs read already is found among them, one beyond
+    /// them is read on from where the walk stopped. A probe reads several
+    /// entries of most blocks it reads; this reads each block's runs once,
+    /// where decompressing it whole (to read it again) took three times a
+    /// walk. `cursor` must have read only these `bytes`.
+    pub fn code_at_cursor(&self, bytes: &[u8], entries: usize, entry: usize, cursor: &mut RunCursor) -> Option<u8> {
+        if entry < cursor.at {
+            let run = cursor.ends.partition_point(|&end| end as usize <= entry);
+            return cursor.codes.get(run).copied();
+        }
+        self.walk::<true>(bytes, entries, entry, cursor)
+    }
+
+    /// Reads on from where `cursor` stopped up to the run that holds
+    /// `entry`, noting the runs read if `KEEP`.
+    #[inline(always)]
+    fn walk<const KEEP: bool>(&self, bytes: &[u8], entries: usize, entry: usize, cursor: &mut RunCursor) -> Option<u8> {
         if entry >= entries {
             return None;
         }
-        let mut bits = Bits { bytes, at: 0, acc: 0, bits: 0 };
-        let (mut at, mut context) = (0usize, START);
-        loop {
-            let (code, len) = self.next_run(&mut bits, context)?;
+        let mut bits = Bits { bytes, at: cursor.bytes, acc: cursor.acc, bits: cursor.bits };
+        let (mut at, mut context, runs) = (cursor.at, cursor.context, cursor.ends.len());
+        while let Some((code, len)) = self.next_run(&mut bits, context) {
             at += len;
+            if KEEP {
+                cursor.ends.push(at as u32);
+                cursor.codes.push(code);
+            }
             if at > entry {
-                let within = at <= entries && bits.consumed() <= bytes.len() as u64 * 8;
-                return within.then_some(code);
+                // The bits read so far lie within the block: so did every run
+                // kept before.
+                if at > entries || bits.consumed() > bytes.len() as u64 * 8 {
+                    break;
+                }
+                if KEEP {
+                    *cursor = RunCursor { at, context: code as usize, bytes: bits.at, acc: bits.acc, bits: bits.bits, ..std::mem::take(cursor) };
+                }
+                return Some(code);
             }
             context = code as usize;
         }
+        // Not such a block: forget the runs read by this walk.
+        cursor.ends.truncate(runs);
+        cursor.codes.truncate(runs);
+        None
+    }
+}
+
+/// How far a walk through a block's runs got ([`Decoder::code_at_cursor`]):
+/// the runs read, and where the bits resume.
+#[derive(Debug)]
+pub struct RunCursor {
+    /// Per run read, the entry after its last; and its code.
+    ends: Vec<u32>,
+    codes: Vec<u8>,
+    /// The entries the runs read cover, and the code of the last of them.
+    at: usize,
+    context: usize,
+    /// [`Bits`] where the walk stopped.
+    bytes: usize,
+    acc: u64,
+    bits: u32,
+}
+
+impl RunCursor {
+    /// A cursor at the start of a block again, keeping its memory.
+    pub fn clear(&mut self) {
+        let (mut ends, mut codes) = (std::mem::take(&mut self.ends), std::mem::take(&mut self.codes));
+        ends.clear();
+        codes.clear();
+        *self = RunCursor { ends, codes, ..RunCursor::default() };
+    }
+}
+
+impl Default for RunCursor {
+    fn default() -> RunCursor {
+        RunCursor { ends: Vec::new(), codes: Vec::new(), at: 0, context: START, bytes: 0, acc: 0, bits: 0 }
     }
 }
 
@@ -523,10 +590,23 @@ mod tests {
                 assert_eq!(decoder.code_at(&bytes, block.len(), i), Some(code), "entry {i} read in place");
             }
             assert_eq!(decoder.code_at(&bytes, block.len(), block.len()), None, "past the block");
+            // Through one cursor, in an order that goes back and forth.
+            let mut cursor = RunCursor::default();
+            for k in 0..block.len() {
+                let i = (k * 7919 + block.len() / 2) % block.len();
+                assert_eq!(decoder.code_at_cursor(&bytes, block.len(), i, &mut cursor), Some(block[i]), "entry {i} by the cursor");
+            }
+            assert_eq!(decoder.code_at_cursor(&bytes, block.len(), block.len(), &mut cursor), None, "past the block");
             if !bytes.is_empty() {
                 assert_eq!(decode(&decoder, &bytes[..bytes.len() - 1], block.len()), None, "cut short");
                 let cut = decoder.code_at(&bytes[..bytes.len() - 1], block.len(), block.len() - 1);
                 assert_eq!(cut, None, "the last entry of a block cut short");
+                let mut cursor = RunCursor::default();
+                let cut = decoder.code_at_cursor(&bytes[..bytes.len() - 1], block.len(), block.len() - 1, &mut cursor);
+                assert_eq!(cut, None, "the last entry of a block cut short, by a cursor");
+                let first = decoder.code_at(&bytes[..bytes.len() - 1], block.len(), 0);
+                let again = decoder.code_at_cursor(&bytes[..bytes.len() - 1], block.len(), 0, &mut cursor);
+                assert_eq!(again, first, "the first entry of a block cut short, by that cursor");
             }
         }
         // Within a few percent of the entropy, which Huffman codes keep to.
@@ -574,6 +654,10 @@ mod tests {
             for entries in [0usize, 1, 6, 1000] {
                 let _ = decode(&decoder, &bytes, entries);
                 let _ = decoder.code_at(&bytes, entries, entries / 2);
+                let mut cursor = RunCursor::default();
+                for entry in [entries / 2, 0, entries.saturating_sub(1), entries] {
+                    let _ = decoder.code_at_cursor(&bytes, entries, entry, &mut cursor);
+                }
             }
         }
     }

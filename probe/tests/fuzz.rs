@@ -491,7 +491,7 @@ fn the_block_index_checks_groups_of_blocks() {
     let file = TableFile::new(&bytes[..]).unwrap();
     for (i, &code) in entries.iter().enumerate() {
         let block = i as u32 / block_positions;
-        assert_eq!(file.code_at(block, i % block_positions as usize), Ok(code), "entry {i}");
+        assert_eq!(file.code_at(block, i % block_positions as usize, None), Ok(code), "entry {i}");
         assert_eq!(file.read_block(block).unwrap()[i % block_positions as usize], code, "entry {i}");
     }
 
@@ -501,7 +501,7 @@ fn the_block_index_checks_groups_of_blocks() {
     flipped[middle] ^= 0x40;
     let damaged = TableFile::new(&flipped[..]).unwrap();
     for block in 0..40 {
-        let read = damaged.code_at(block, 0).map(|_| ());
+        let read = damaged.code_at(block, 0, None).map(|_| ());
         let expected = if (16..32).contains(&block) { Err(FormatError::GroupChecksum { first: 16, last: 31 }) } else { Ok(()) };
         assert_eq!(read, expected, "block {block}");
     }
@@ -514,7 +514,7 @@ fn the_block_index_checks_groups_of_blocks() {
     assert_eq!(TableFile::new(&shifted[..]).err(), Some(FormatError::BadHeader("block lengths that do not add up to their group's")));
 
     let (dtc, _) = table(Kind::Distance, 7);
-    assert_eq!(TableFile::new(&dtc[..]).unwrap().code_at(0, 0), Err(FormatError::CodeTable("not a result file")));
+    assert_eq!(TableFile::new(&dtc[..]).unwrap().code_at(0, 0, None), Err(FormatError::CodeTable("not a result file")));
     let too_long = vec![vec![0u8; 1 << 16]];
     assert_eq!(file_bytes(&header(Kind::Distance, 96, 96, 1), &[], &[], &too_long).err(), Some(FormatError::BlockTooLarge(1 << 16)));
 }

@@ -4,6 +4,7 @@
 
 use crate::cache::{BlockCache, Read};
 use crate::format::Kind;
+use crate::runs::RunCursor;
 use crate::value::Value;
 
 use super::{ProbeError, Table, Tablebase};
@@ -57,7 +58,7 @@ pub(super) trait Access {
         key: u64,
         place: (usize, usize),
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        in_place: Option<(usize, impl FnOnce() -> Result<u16, ProbeError>)>,
+        in_place: Option<(usize, impl FnOnce(Option<&mut RunCursor>) -> Result<u16, ProbeError>)>,
     ) -> Result<Read, Self::Error>;
 }
 
@@ -77,7 +78,7 @@ impl Access for Load {
         key: u64,
         (at, width): (usize, usize),
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        in_place: Option<(usize, impl FnOnce() -> Result<u16, ProbeError>)>,
+        in_place: Option<(usize, impl FnOnce(Option<&mut RunCursor>) -> Result<u16, ProbeError>)>,
     ) -> Result<Read, ProbeError> {
         match in_place {
             Some(in_place) => cache.entry_or_in_place(key, at, width, load, in_place),
@@ -102,7 +103,7 @@ impl Access for CacheOnly {
         key: u64,
         (at, width): (usize, usize),
         load: impl FnOnce() -> Result<Box<[u8]>, ProbeError>,
-        in_place: Option<(usize, impl FnOnce() -> Result<u16, ProbeError>)>,
+        in_place: Option<(usize, impl FnOnce(Option<&mut RunCursor>) -> Result<u16, ProbeError>)>,
     ) -> Result<Read, Miss> {
         if let Some(entry) = cache.cached_entry(key, at, width) {
             return Ok(Read::FromBlock(entry));
