@@ -28,18 +28,19 @@
 //!   while unset, so hot blocks cost no writes.
 //! - Hits and misses are counted per thread ([`Tally`]).
 //! - A result block comes in on its second request, not its first: the
-//!   first reads its entry in place from the compressed block (a run
-//!   decoder walks the runs up to it, a third of decompressing it whole)
-//!   and notes its key; the next probe that needs it, ordinary or
-//!   conditional, brings it in. Most blocks a new position's probe reads
-//!   are read once, and then cost neither a whole decompression nor the
-//!   eviction of blocks read again.
-//! - A result block the cache cannot keep (a budget of 0, or too small)
-//!   is read in place, and the probe keeps how far it read its runs until
-//!   it ends ([`ProbeScope`], [`RunCursor`]): one probe that resolves
-//!   captures and threats reads several entries of most blocks it reads,
-//!   and so walks each block's runs once at most, never decompressing it.
-//!   Other blocks it cannot keep are decompressed and kept by the probe.
+//!   first probe to ask reads its entries in place from the compressed
+//!   block (a run decoder walks the runs up to them, a third of
+//!   decompressing it whole) and notes its key; the next probe that needs
+//!   it, ordinary or conditional, brings it in. Most blocks a new
+//!   position's probe reads are read by that probe alone, and then cost
+//!   neither a whole decompression nor the eviction of blocks read again.
+//! - A probe keeps, for each result block it reads in place, how far it
+//!   walked the block's runs until it ends ([`ProbeScope`], [`RunCursor`]):
+//!   one probe that resolves captures and threats reads several entries of
+//!   most blocks it reads, and so walks each block's runs once at most. A
+//!   block the cache cannot keep (a budget of 0, or too small) is read
+//!   that way alone, never decompressed; a distance block (zstd) it
+//!   cannot keep is decompressed once and kept by the probe.
 //!
 //! A miss decompresses the block with no lock held, so other threads keep
 //! probing meanwhile; two threads that miss the same block at once both
@@ -427,10 +428,10 @@ impl BlockCache {
     /// Like [`BlockCache::entry`], for a block whose entries can also be
     /// read one at a time from the compressed block: `read_in_place` reads
     /// one (through the probe's cursor of the block, if it is given one),
-    /// and the block takes `bytes` decompressed. The first request of late
-    /// for a block not cached reads in place; the next decompresses it
-    /// into the cache. A block the cache cannot keep is read in place
-    /// through the probe's cursor.
+    /// and the block takes `bytes` decompressed. A block not cached is read
+    /// in place through the probe's cursor for the rest of the probe; a
+    /// later probe that asks for it again decompresses it into the cache,
+    /// if the cache can keep it.
     #[inline]
     pub(crate) fn entry_or_in_place<E>(
         &self,
@@ -444,14 +445,36 @@ impl BlockCache {
             self.counts.add(HITS);
             return Ok(Read::FromBlock(entry));
         }
-        if !self.keeps(bytes) {
-            return self.in_place_in_probe(key, read_in_place).map(Read::InPlace);
-        }
-        if !self.first_request(key) {
-            return self.entry_not_cached(key, at, width, load).map(Read::FromBlock);
-        }
-        self.counts.add(MISSES);
-        read_in_place(None).map(Read::InPlace)
+        // The probe's cursor of the block if it walked it already; none
+        // outside a probe.
+        let owner = self as *const BlockCache as usize;
+        let held = PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
+            let i = p.cursors.iter().position(|(o, k, _)| (*o, *k) == (owner, key));
+            (p.depth > 0).then(|| i.map(|i| p.cursors.remove(i).2))
+        });
+        let mut cursor = match held {
+            Some(Some(cursor)) => cursor,
+            // Read in place once lately: the cache takes it now.
+            _ if self.keeps(bytes) && !self.first_request(key) => {
+                return self.entry_not_cached(key, at, width, load).map(Read::FromBlock);
+            }
+            Some(None) => {
+                self.counts.add(MISSES);
+                PROBE_BLOCKS_HELD.with_borrow_mut(|p| p.spare_cursors.pop()).unwrap_or_default()
+            }
+            None => {
+                self.counts.add(MISSES);
+                return read_in_place(None).map(Read::InPlace);
+            }
+        };
+        let entry = read_in_place(Some(&mut cursor));
+        PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
+            if p.cursors.len() == PROBE_BLOCKS {
+                p.cursors.remove(0);
+            }
+            p.cursors.push((owner, key, cursor));
+        });
+        entry.map(Read::InPlace)
     }
 
     /// Whether block `key`, not in the cache, is asked for the first time
@@ -465,36 +488,6 @@ impl BlockCache {
         }
         seen.store(key, Relaxed);
         true
-    }
-
-    /// `read` of block `key` through the cursor the probe in progress on
-    /// this thread keeps of it (a new one the first time, a miss); without
-    /// a cursor outside a probe.
-    fn in_place_in_probe<E>(&self, key: u64, read: impl FnOnce(Option<&mut RunCursor>) -> Result<u16, E>) -> Result<u16, E> {
-        let owner = self as *const BlockCache as usize;
-        // The probe's cursor of the block, or a new one; none outside a probe.
-        let held = PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
-            let i = p.cursors.iter().position(|(o, k, _)| (*o, *k) == (owner, key));
-            (p.depth > 0).then(|| match i {
-                Some(i) => (p.cursors.remove(i).2, false),
-                None => (p.spare_cursors.pop().unwrap_or_default(), true),
-            })
-        });
-        let Some((mut cursor, new)) = held else {
-            self.counts.add(MISSES);
-            return read(None);
-        };
-        if new {
-            self.counts.add(MISSES);
-        }
-        let entry = read(Some(&mut cursor));
-        PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
-            if p.cursors.len() == PROBE_BLOCKS {
-                p.cursors.remove(0);
-            }
-            p.cursors.push((owner, key, cursor));
-        });
-        entry
     }
 
     /// Whether block `key` was read in place lately (its compressed bytes
@@ -845,6 +838,22 @@ mod tests {
         let s = cache.stats();
         assert_eq!((s.blocks, s.hits, s.misses), (1, 1, 3));
         assert!(cache.read_lately(2) && !cache.read_lately(3));
+    }
+
+    #[test]
+    fn a_probe_reads_on_in_place_what_it_read_in_place_and_the_next_probe_caches_it() {
+        let cache = BlockCache::new(1 << 20);
+        {
+            let _probe = ProbeScope::enter();
+            assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)));
+            assert_eq!(read(&cache, 1, 7), Ok(Read::InPlace(7)), "the same probe");
+        }
+        assert_eq!(cache.stats().blocks, 0);
+        let _probe = ProbeScope::enter();
+        assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)), "the next probe");
+        assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)));
+        let s = cache.stats();
+        assert_eq!((s.blocks, s.hits, s.misses), (1, 1, 2));
     }
 
     #[test]
