@@ -250,7 +250,8 @@ fn main() {
             time_probes(&probe_tb, &positions, 1, 1, value);
             let misses = probe_tb.cache_stats().misses;
             let t = time_probes(&probe_tb, &positions, 2, 1, value);
-            // Blocks read and decompressed: exact where times are noisy.
+            // Blocks a probe reads (each once: a result block through its
+            // cursor, a distance block decompressed): exact where times are noisy.
             let blocks = (probe_tb.cache_stats().misses - misses) as f64 / (2 * positions.len()) as f64;
             report("probe_uncached", &block_reading(kind, set, &pieces, &t, blocks));
         }
