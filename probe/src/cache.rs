@@ -453,7 +453,11 @@ impl BlockCache {
             (p.depth > 0).then(|| i.map(|i| p.cursors.remove(i).2))
         });
         let mut cursor = match held {
-            Some(Some(cursor)) => cursor,
+            // An entry of a block the probe holds, as a block held counts.
+            Some(Some(cursor)) => {
+                self.counts.add(HITS);
+                cursor
+            }
             // Read in place once lately: the cache takes it now.
             _ if self.keeps(bytes) && !self.first_request(key) => {
                 return self.entry_not_cached(key, at, width, load).map(Read::FromBlock);
@@ -853,7 +857,7 @@ mod tests {
         assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)), "the next probe");
         assert_eq!(read(&cache, 1, 7), Ok(Read::FromBlock(7)));
         let s = cache.stats();
-        assert_eq!((s.blocks, s.hits, s.misses), (1, 1, 2));
+        assert_eq!((s.blocks, s.hits, s.misses), (1, 2, 2));
     }
 
     #[test]
