@@ -106,6 +106,15 @@ thread_local! {
     static PROBE_BLOCKS_HELD: RefCell<ProbeBlocks> = RefCell::new(ProbeBlocks::default());
 }
 
+/// Adds `item` to what a probe holds, dropping the oldest if it holds
+/// [`PROBE_BLOCKS`] already.
+fn hold<T>(held: &mut Vec<T>, item: T) {
+    if held.len() == PROBE_BLOCKS {
+        held.remove(0);
+    }
+    held.push(item);
+}
+
 /// While one lives on a thread, blocks that thread's probes read are kept
 /// for the rest of the probe even if the cache cannot keep them, and so
 /// are the positions they resolve (memo.rs).
@@ -415,10 +424,7 @@ impl BlockCache {
         if !self.insert(key, &block) {
             PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
                 if p.depth > 0 {
-                    if p.blocks.len() == PROBE_BLOCKS {
-                        p.blocks.remove(0);
-                    }
-                    p.blocks.push((owner, key, block));
+                    hold(&mut p.blocks, (owner, key, block));
                 }
             });
         }
@@ -472,12 +478,7 @@ impl BlockCache {
             }
         };
         let entry = read_in_place(Some(&mut cursor));
-        PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
-            if p.cursors.len() == PROBE_BLOCKS {
-                p.cursors.remove(0);
-            }
-            p.cursors.push((owner, key, cursor));
-        });
+        PROBE_BLOCKS_HELD.with_borrow_mut(|p| hold(&mut p.cursors, (owner, key, cursor)));
         entry.map(Read::InPlace)
     }
 
