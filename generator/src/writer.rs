@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
 use damka::format::{compress_code_table, encode_stored_entries, file_bytes, Distances, Header, Kind, TableFile, TableSlice, ZSTD_LEVEL};
-use damka::runs::{self, Run};
+use damka::runs::{self, BlockRuns};
 use damka::layout::{EntryLayout, EntryOrder};
 use damka::movegen::{generate, Routes};
 use damka::resolve::{best_one_ply_back, is_settled_threat_counting, white_to_move, CaptureCounts, Resolution};
@@ -438,7 +438,7 @@ struct Encoded {
 /// A file's blocks as they are laid out: a `.wdl` block's runs wait until
 /// the whole file's are counted (one table of code words serves them all).
 enum Laid {
-    Runs(Vec<Vec<Run>>),
+    Runs(Vec<BlockRuns>),
     Compressed(Vec<Vec<u8>>),
 }
 
@@ -448,7 +448,7 @@ enum Laid {
 fn encode(values: &[u16], stored: &impl Ways, layout: EntryLayout, kinds: &[Kind], distance_bytes: u8) -> Vec<Encoded> {
     let n = values.len() as u64;
     let mut files: Vec<Encoded> = kinds.iter().map(|_| Encoded::default()).collect();
-    let mut runs: Vec<Vec<Vec<Run>>> = kinds.iter().map(|_| Vec::new()).collect();
+    let mut runs: Vec<Vec<BlockRuns>> = kinds.iter().map(|_| Vec::new()).collect();
     let mut carry = Carry::default();
     let ranges: Vec<u64> = (0..n).step_by(RANGE_POSITIONS as usize).collect();
     for group in ranges.chunks(ranges_at_once()) {
@@ -496,7 +496,7 @@ fn encode(values: &[u16], stored: &impl Ways, layout: EntryLayout, kinds: &[Kind
 }
 
 /// How often each run of `blocks` occurs.
-fn frequencies(blocks: &[Vec<Run>]) -> runs::Frequencies {
+fn frequencies(blocks: &[BlockRuns]) -> runs::Frequencies {
     blocks
         .par_iter()
         .fold(runs::Frequencies::default, |mut f, r| {
@@ -507,8 +507,8 @@ fn frequencies(blocks: &[Vec<Run>]) -> runs::Frequencies {
 }
 
 /// The runs of each block of result `codes`.
-fn result_runs(codes: &[u8]) -> Vec<Vec<Run>> {
-    codes.chunks(block_positions(Kind::Wdl) as usize).map(runs::runs_of).collect()
+fn result_runs(codes: &[u8]) -> Vec<BlockRuns> {
+    codes.chunks(block_positions(Kind::Wdl) as usize).map(runs::block_runs).collect()
 }
 
 thread_local! {
@@ -588,7 +588,7 @@ fn best_orders(
                         let mut entries = stored_entries(values, stored, layout, slots);
                         entries.follow(&mut Carry::default());
                         let mut results = runs::Frequencies::default();
-                        results.add_block(&runs::runs_of(&entries.codes));
+                        results.add_block(&runs::block_runs(&entries.codes));
                         let distances = distance_entries(&entries.distances, if wide { 2 } else { 1 });
                         let dtc_chunk = block_positions(Kind::Distance) as usize * if wide { 2 } else { 1 };
                         let size = distances.chunks(dtc_chunk).map(|c| z.compress(c).expect("in-memory compression").len()).sum::<usize>();

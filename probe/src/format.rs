@@ -39,9 +39,11 @@ pub const MAGIC: [u8; 8] = *b"DAMKATB\0";
 /// as leaving all they could ([`Resolution::FULL`]), what they did. 12: a
 /// slice may bound the entries a settled threat's resolution reads
 /// ([`Resolution::threat_reads`]); version 11 files are read as they are.
-pub const FORMAT_VERSION: u16 = 12;
-/// The oldest version still read: it differs only in what its header
-/// leaves out.
+/// 13: a result block is coded in two halves, the second from the block's
+/// end ([`runs::split`]); older result blocks are read whole from the start.
+pub const FORMAT_VERSION: u16 = 13;
+/// The oldest version still read: it differs in what its header leaves
+/// out and, before 13, in result blocks coded whole.
 pub const OLDEST_READ_VERSION: u16 = 10;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
@@ -623,7 +625,7 @@ pub fn encode_blocks(kind: Kind, raw: &[u8], block_positions: u32, width: u8) ->
     let chunk = block_positions as usize * width as usize;
     match kind {
         Kind::Wdl => {
-            let runs: Vec<Vec<runs::Run>> = raw.chunks(chunk).map(runs::runs_of).collect();
+            let runs: Vec<runs::BlockRuns> = raw.chunks(chunk).map(runs::block_runs).collect();
             let mut frequencies = runs::Frequencies::default();
             runs.iter().for_each(|r| frequencies.add_block(r));
             let encoder = runs::Encoder::new(&frequencies);
@@ -725,7 +727,9 @@ impl<B: AsRef<[u8]>> TableFile<B> {
                 let lengths = decompress(table, runs::TABLE_LEN)
                     .filter(|t| t.len() == runs::TABLE_LEN)
                     .ok_or(FormatError::CodeTable("cannot decompress"))?;
-                Some(runs::Decoder::new(&lengths).map_err(|_| FormatError::CodeTable("not a code"))?)
+                // Result blocks are coded in halves from version 13 on.
+                let halved = u16::from_le_bytes([file.bytes.as_ref()[8], file.bytes.as_ref()[9]]) >= 13;
+                Some(runs::Decoder::new(&lengths, halved).map_err(|_| FormatError::CodeTable("not a code"))?)
             }
             Kind::Distance if table.is_empty() => None,
             Kind::Distance => return Err(FormatError::CodeTable("in a distance file")),

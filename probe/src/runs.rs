@@ -44,7 +44,28 @@ fn len_of(r: Run) -> u32 {
     r >> 3
 }
 
-/// The runs of a block of result codes.
+/// Where a block of `entries` is cut in two (format 13): its first half is
+/// coded from the block's first byte on, the rest from its last byte back,
+/// from its last entry down. Reading an entry in place walks the runs of
+/// its own half from that half's end of the block: a quarter of the block
+/// on average, not half, for a byte or so a block (docs/COMPRESSION.md).
+pub fn split(entries: usize) -> usize {
+    entries / 2
+}
+
+/// A block's runs as they are coded: those of its first [`split`] entries,
+/// and those of the rest from its last entry down.
+pub type BlockRuns = [Vec<Run>; 2];
+
+/// The runs of a block of result codes, as they are coded.
+pub fn block_runs(codes: &[u8]) -> BlockRuns {
+    let (first, rest) = codes.split_at(split(codes.len()));
+    let mut back = runs_of(rest);
+    back.reverse();
+    [runs_of(first), back]
+}
+
+/// The runs of some result codes.
 pub fn runs_of(codes: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -97,14 +118,16 @@ impl Default for Frequencies {
 }
 
 impl Frequencies {
-    /// Counts the runs of one block.
-    pub fn add_block(&mut self, runs: &[Run]) {
-        let mut context = START;
-        for &r in runs {
-            let (s, extra) = symbol(context, r);
-            self.counts[s] += 1;
-            self.extra_bits += extra as u64;
-            context = code_of(r);
+    /// Counts the runs of one block, both halves.
+    pub fn add_block(&mut self, block: &BlockRuns) {
+        for runs in block {
+            let mut context = START;
+            for &r in runs {
+                let (s, extra) = symbol(context, r);
+                self.counts[s] += 1;
+                self.extra_bits += extra as u64;
+                context = code_of(r);
+            }
         }
     }
 
@@ -231,10 +254,18 @@ impl Encoder {
         &self.lengths
     }
 
-    /// A block's bytes: its runs' code words and low bits, most significant
-    /// bit first, the last byte padded with zeros. Every run must have been
+    /// A block's bytes: the bytes of its first half's runs, then those of
+    /// the rest's, last byte first (see [`split`]). Every run must have been
     /// counted in the frequencies the encoder was made from.
-    pub fn encode(&self, runs: &[Run]) -> Vec<u8> {
+    pub fn encode(&self, block: &BlockRuns) -> Vec<u8> {
+        let mut out = self.encode_runs(&block[0]);
+        out.extend(self.encode_runs(&block[1]).iter().rev());
+        out
+    }
+
+    /// Runs' code words and low bits, most significant bit first, the last
+    /// byte padded with zeros: a half block, or a whole one before format 13.
+    fn encode_runs(&self, runs: &[Run]) -> Vec<u8> {
         let mut out = Vec::with_capacity(runs.len() * 2);
         let (mut acc, mut bits) = (0u64, 0u32);
         let mut put = |value: u64, n: u32, out: &mut Vec<u8>| {
@@ -275,10 +306,15 @@ pub struct Decoder {
     long: Vec<[(u32, u32, u32); MAX_WORD as usize + 1]>,
     /// Per context, its symbols in canonical order.
     sorted: Vec<Vec<u16>>,
+    /// Blocks are coded in two halves ([`split`], format 13), else whole
+    /// from their first byte.
+    halved: bool,
 }
 
 impl Decoder {
-    pub fn new(table: &[u8]) -> Result<Decoder, BadTable> {
+    /// The decoder of the code words `table`, for blocks coded in halves
+    /// if `halved` (format 13 on).
+    pub fn new(table: &[u8], halved: bool) -> Result<Decoder, BadTable> {
         if table.len() != TABLE_LEN {
             return Err(BadTable);
         }
@@ -286,6 +322,7 @@ impl Decoder {
             lookup: vec![0; CONTEXTS << LOOKUP_BITS],
             long: vec![[(0, 0, 0); MAX_WORD as usize + 1]; CONTEXTS],
             sorted: vec![Vec::new(); CONTEXTS],
+            halved,
         };
         for (c, lengths) in table.chunks(SYMBOLS).enumerate() {
             let words = canonical(lengths).ok_or(BadTable)?;
@@ -363,15 +400,17 @@ impl Decoder {
         // Codes one a byte first (a short run is a store or two of 16 bytes
         // into the slack at the end, not a call of memset), then packed.
         let mut codes = vec![0u8; 3 * plane + SHORT];
-        let mut bits = Bits { bytes, at: 0, acc: 0, bits: 0 };
+        let cut = self.cut(entries);
+        let mut first = Bits::new(bytes, false);
         let (mut at, mut context) = (0usize, START);
-        while at < entries {
-            let (code, len) = self.next_run(&mut bits, context)?;
+        while at < cut {
+            let (code, len) = self.next_run(&mut first, context)?;
             let end = at + len;
-            if end > entries {
+            if end > cut {
                 return None;
             }
             // Always the first SHORT: no branch on the length to mispredict.
+            // What lands past the cut is written over by the rest.
             codes[at..at + SHORT].fill(code);
             if len > SHORT {
                 codes[at + SHORT..end].fill(code);
@@ -379,9 +418,26 @@ impl Decoder {
             at = end;
             context = code as usize;
         }
-        // Past the end the bits read as zeros: a block that needed them is
-        // cut short.
-        if bits.consumed() > bytes.len() as u64 * 8 {
+        let mut rest = Bits::new(bytes, true);
+        let (mut at, mut context) = (entries, START);
+        while at > cut {
+            let (code, len) = self.next_run(&mut rest, context)?;
+            let start = at.checked_sub(len).filter(|&start| start >= cut)?;
+            // The same, downwards, where the SHORT below stay above the cut.
+            if at >= cut + SHORT {
+                codes[at - SHORT..at].fill(code);
+                if len > SHORT {
+                    codes[start..at - SHORT].fill(code);
+                }
+            } else {
+                codes[start..at].fill(code);
+            }
+            at = start;
+            context = code as usize;
+        }
+        // The halves' bytes make the block, no more, no less (past the end
+        // the bits read as zeros): a block that needed more is cut short.
+        if first.consumed().div_ceil(8) + rest.consumed().div_ceil(8) != bytes.len() as u64 {
             return None;
         }
         // The slack after the last code is zeros, as packing wants.
@@ -391,12 +447,35 @@ impl Decoder {
         Some(a.iter().zip(b).zip(&c[..plane]).map(|((a, b), c)| a + 5 * b + 25 * c).collect())
     }
 
+    /// Where a block of `entries` is cut between its halves: [`split`], or
+    /// its end where blocks are coded whole.
+    fn cut(&self, entries: usize) -> usize {
+        if self.halved {
+            split(entries)
+        } else {
+            entries
+        }
+    }
+
+    /// The half of a block of `entries` that holds `entry`, its place as
+    /// that half's runs come, and the half's entries; `None` past the
+    /// block.
+    fn place(&self, entries: usize, entry: usize) -> Option<(usize, usize, usize)> {
+        let cut = self.cut(entries);
+        match entry {
+            _ if entry >= entries => None,
+            _ if entry < cut => Some((0, entry, cut)),
+            _ => Some((1, entries - 1 - entry, entries - cut)),
+        }
+    }
+
     /// The code of entry `entry` of a block of `entries`, read from the
-    /// runs up to it without decoding the rest: about a third of the time
-    /// of decoding a whole block, for a block read once. `None`
-    /// if the bytes up to it are not such a block's.
+    /// runs of its half up to it without decoding the rest: about a sixth
+    /// of the time of decoding a whole block, for a block read once.
+    /// `None` if the bytes up to it are not such a block's.
     pub fn code_at(&self, bytes: &[u8], entries: usize, entry: usize) -> Option<u8> {
-        self.walk::<false>(bytes, entries, entry, &mut RunCursor::default())
+        let (half, at, len) = self.place(entries, entry)?;
+        self.walk::<false>(bytes, half == 1, len, at, &mut HalfCursor::default(), 0)
     }
 
     /// [`Decoder::code_at`] of a block read before through `cursor`: an
@@ -406,21 +485,31 @@ impl Decoder {
     /// where decompressing it whole (to read it again) took three times a
     /// walk. `cursor` must have read only these `bytes`.
     pub fn code_at_cursor(&self, bytes: &[u8], entries: usize, entry: usize, cursor: &mut RunCursor) -> Option<u8> {
-        if entry < cursor.at {
-            let run = cursor.ends.partition_point(|&end| end as usize <= entry);
+        let (half, at, len) = self.place(entries, entry)?;
+        let [first, rest] = &mut cursor.halves;
+        let (cursor, other) = if half == 0 { (first, rest) } else { (rest, first) };
+        if at < cursor.at {
+            let run = cursor.ends.partition_point(|&end| end as usize <= at);
             return cursor.codes.get(run).copied();
         }
-        self.walk::<true>(bytes, entries, entry, cursor)
+        self.walk::<true>(bytes, half == 1, len, at, cursor, other.consumed())
     }
 
-    /// Reads on from where `cursor` stopped up to the run that holds
-    /// `entry`, noting the runs read if `KEEP`.
+    /// Reads on from where `cursor` stopped, in the half of `entries`
+    /// read from the block's end if `back`, up to the run that holds
+    /// `entry` of the half, noting the runs read if `KEEP`; the other half
+    /// has taken `other` bits.
     #[inline(always)]
-    fn walk<const KEEP: bool>(&self, bytes: &[u8], entries: usize, entry: usize, cursor: &mut RunCursor) -> Option<u8> {
-        if entry >= entries {
-            return None;
-        }
-        let mut bits = Bits { bytes, at: cursor.bytes, acc: cursor.acc, bits: cursor.bits };
+    fn walk<const KEEP: bool>(
+        &self,
+        bytes: &[u8],
+        back: bool,
+        entries: usize,
+        entry: usize,
+        cursor: &mut HalfCursor,
+        other: u64,
+    ) -> Option<u8> {
+        let mut bits = Bits { bytes, at: cursor.bytes, acc: cursor.acc, bits: cursor.bits, back };
         let (mut at, mut context, runs) = (cursor.at, cursor.context, cursor.ends.len());
         while let Some((code, len)) = self.next_run(&mut bits, context) {
             at += len;
@@ -431,11 +520,11 @@ impl Decoder {
             if at > entry {
                 // The bits read so far lie within the block: so did every run
                 // kept before.
-                if at > entries || bits.consumed() > bytes.len() as u64 * 8 {
+                if at > entries || bits.consumed() + other > bytes.len() as u64 * 8 {
                     break;
                 }
                 if KEEP {
-                    *cursor = RunCursor { at, context: code as usize, bytes: bits.at, acc: bits.acc, bits: bits.bits, ..std::mem::take(cursor) };
+                    *cursor = HalfCursor { at, context: code as usize, bytes: bits.at, acc: bits.acc, bits: bits.bits, ..std::mem::take(cursor) };
                 }
                 return Some(code);
             }
@@ -448,10 +537,24 @@ impl Decoder {
     }
 }
 
-/// How far a walk through a block's runs got ([`Decoder::code_at_cursor`]):
-/// the runs read, and where the bits resume.
-#[derive(Debug)]
+/// How far walks through a block's runs got ([`Decoder::code_at_cursor`]),
+/// in each half.
+#[derive(Debug, Default)]
 pub struct RunCursor {
+    halves: [HalfCursor; 2],
+}
+
+impl RunCursor {
+    /// A cursor at the start of a block again, keeping its memory.
+    pub fn clear(&mut self) {
+        self.halves.iter_mut().for_each(HalfCursor::clear);
+    }
+}
+
+/// How far a walk through a half block's runs got: the runs read, and
+/// where the bits resume.
+#[derive(Debug)]
+struct HalfCursor {
     /// Per run read, the entry after its last; and its code.
     ends: Vec<u32>,
     codes: Vec<u8>,
@@ -464,19 +567,23 @@ pub struct RunCursor {
     bits: u32,
 }
 
-impl RunCursor {
-    /// A cursor at the start of a block again, keeping its memory.
-    pub fn clear(&mut self) {
+impl HalfCursor {
+    /// The bits the runs read take.
+    fn consumed(&self) -> u64 {
+        (self.bytes as u64 * 8).saturating_sub(self.bits as u64)
+    }
+
+    fn clear(&mut self) {
         let (mut ends, mut codes) = (std::mem::take(&mut self.ends), std::mem::take(&mut self.codes));
         ends.clear();
         codes.clear();
-        *self = RunCursor { ends, codes, ..RunCursor::default() };
+        *self = HalfCursor { ends, codes, ..HalfCursor::default() };
     }
 }
 
-impl Default for RunCursor {
-    fn default() -> RunCursor {
-        RunCursor { ends: Vec::new(), codes: Vec::new(), at: 0, context: START, bytes: 0, acc: 0, bits: 0 }
+impl Default for HalfCursor {
+    fn default() -> HalfCursor {
+        HalfCursor { ends: Vec::new(), codes: Vec::new(), at: 0, context: START, bytes: 0, acc: 0, bits: 0 }
     }
 }
 
@@ -496,7 +603,9 @@ fn word(symbol: usize, length: u32) -> Option<Word> {
 /// (into slack past the block's end), longer runs' rest by memset.
 const SHORT: usize = 32;
 
-/// Bits of a block, most significant first, past its end zeros.
+/// Bits of a block, most significant first, past its end zeros; or, for
+/// the half coded from the block's end (`back`), its bytes from the last
+/// back, past the first zeros.
 struct Bits<'a> {
     bytes: &'a [u8],
     /// Bytes taken into `acc`.
@@ -504,17 +613,31 @@ struct Bits<'a> {
     /// The next `bits` bits, from the most significant.
     acc: u64,
     bits: u32,
+    back: bool,
 }
 
 impl Bits<'_> {
+    fn new(bytes: &[u8], back: bool) -> Bits<'_> {
+        Bits { bytes, at: 0, acc: 0, bits: 0, back }
+    }
+
     /// Tops `acc` up to at least 56 bits.
     fn refill(&mut self) {
-        let word = match self.bytes.get(self.at..self.at + 8) {
-            Some(b) => u64::from_be_bytes(b.try_into().expect("8 bytes")),
-            None => {
+        let n = self.bytes.len();
+        let word = match (self.back, self.bytes.get(self.at..self.at + 8)) {
+            (false, Some(b)) => u64::from_be_bytes(b.try_into().expect("8 bytes")),
+            // The 8 bytes before those taken, last first.
+            (true, Some(_)) => u64::from_le_bytes(self.bytes[n - self.at - 8..n - self.at].try_into().expect("8 bytes")),
+            (false, None) => {
                 let mut b = [0u8; 8];
                 let rest = self.bytes.get(self.at..).unwrap_or(&[]);
                 b[..rest.len()].copy_from_slice(rest);
+                u64::from_be_bytes(b)
+            }
+            (true, None) => {
+                let mut b = [0u8; 8];
+                let rest = &self.bytes[..n.saturating_sub(self.at)];
+                b.iter_mut().zip(rest.iter().rev()).for_each(|(b, &r)| *b = r);
                 u64::from_be_bytes(b)
             }
         };
@@ -560,11 +683,12 @@ mod tests {
         assert_eq!(bucket((1 << MAX_LENGTH_BITS) - 1).0, BUCKETS - 1);
     }
 
-    #[test]
-    fn blocks_come_back_as_written() {
+    /// Blocks of every kind of run, coded in halves (format 13) and whole
+    /// (as before).
+    fn test_blocks() -> Vec<Vec<u8>> {
         let mut blocks: Vec<Vec<u8>> = vec![vec![1; 16384], vec![0, 1, 2, 3, 4, 0, 0, 0], vec![2; 1]];
         let mut state = 7u64;
-        for n in [5usize, 100, 16384, 9999] {
+        for n in [5usize, 100, 16384, 9999, 12288] {
             let mut block = Vec::new();
             while block.len() < n {
                 state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -573,44 +697,85 @@ mod tests {
             }
             blocks.push(block);
         }
-        let runs: Vec<Vec<Run>> = blocks.iter().map(|b| runs_of(b)).collect();
-        let frequencies = runs.iter().fold(Frequencies::default(), |mut f, r| {
-            f.add_block(r);
-            f
-        });
-        let encoder = Encoder::new(&frequencies);
-        let decoder = Decoder::new(encoder.table()).unwrap();
-        let mut total = 0;
-        for (block, runs) in blocks.iter().zip(&runs) {
-            let bytes = encoder.encode(runs);
-            total += bytes.len() * 8;
-            assert_eq!(decode(&decoder, &bytes, block.len()).as_deref(), Some(&packed(block)[..]));
-            assert_eq!(decode(&decoder, &bytes, block.len() + 1), None, "a block claimed longer than it is");
-            for (i, &code) in block.iter().enumerate() {
-                assert_eq!(decoder.code_at(&bytes, block.len(), i), Some(code), "entry {i} read in place");
-            }
-            assert_eq!(decoder.code_at(&bytes, block.len(), block.len()), None, "past the block");
-            // Through one cursor, in an order that goes back and forth.
-            let mut cursor = RunCursor::default();
-            for k in 0..block.len() {
-                let i = (k * 7919 + block.len() / 2) % block.len();
-                assert_eq!(decoder.code_at_cursor(&bytes, block.len(), i, &mut cursor), Some(block[i]), "entry {i} by the cursor");
-            }
-            assert_eq!(decoder.code_at_cursor(&bytes, block.len(), block.len(), &mut cursor), None, "past the block");
-            if !bytes.is_empty() {
-                assert_eq!(decode(&decoder, &bytes[..bytes.len() - 1], block.len()), None, "cut short");
-                let cut = decoder.code_at(&bytes[..bytes.len() - 1], block.len(), block.len() - 1);
-                assert_eq!(cut, None, "the last entry of a block cut short");
+        blocks
+    }
+
+    #[test]
+    fn blocks_come_back_as_written() {
+        let blocks = test_blocks();
+        for halved in [true, false] {
+            // Whole blocks are one half that ends where the block does.
+            let runs: Vec<BlockRuns> =
+                blocks.iter().map(|b| if halved { block_runs(b) } else { [runs_of(b), Vec::new()] }).collect();
+            let frequencies = runs.iter().fold(Frequencies::default(), |mut f, r| {
+                f.add_block(r);
+                f
+            });
+            let encoder = Encoder::new(&frequencies);
+            let decoder = Decoder::new(encoder.table(), halved).unwrap();
+            let mut total = 0;
+            for (block, runs) in blocks.iter().zip(&runs) {
+                let bytes = encoder.encode(runs);
+                total += bytes.len() * 8;
+                assert_eq!(decode(&decoder, &bytes, block.len()).as_deref(), Some(&packed(block)[..]));
+                // (A count of entries other than the block's may decode: the runs
+                // of the halves can meet elsewhere. The header's checksum guards
+                // the count.)
+                for (i, &code) in block.iter().enumerate() {
+                    assert_eq!(decoder.code_at(&bytes, block.len(), i), Some(code), "entry {i} read in place");
+                }
+                assert_eq!(decoder.code_at(&bytes, block.len(), block.len()), None, "past the block");
+                // Through one cursor, in an order that goes back and forth.
                 let mut cursor = RunCursor::default();
-                let cut = decoder.code_at_cursor(&bytes[..bytes.len() - 1], block.len(), block.len() - 1, &mut cursor);
-                assert_eq!(cut, None, "the last entry of a block cut short, by a cursor");
-                let first = decoder.code_at(&bytes[..bytes.len() - 1], block.len(), 0);
-                let again = decoder.code_at_cursor(&bytes[..bytes.len() - 1], block.len(), 0, &mut cursor);
-                assert_eq!(again, first, "the first entry of a block cut short, by that cursor");
+                for k in 0..block.len() {
+                    let i = (k * 7919 + block.len() / 2) % block.len();
+                    assert_eq!(decoder.code_at_cursor(&bytes, block.len(), i, &mut cursor), Some(block[i]), "entry {i} by the cursor");
+                }
+                assert_eq!(decoder.code_at_cursor(&bytes, block.len(), block.len(), &mut cursor), None, "past the block");
+                if bytes.is_empty() {
+                    continue;
+                }
+                let cut = &bytes[..bytes.len() - 1];
+                assert_eq!(decode(&decoder, cut, block.len()), None, "cut short");
+                // The last entry read from the start needs the bits that are cut.
+                // (Coded in halves, the rest reads the block's bytes from what is
+                // now its end: found out when the whole block is decoded, and by
+                // the checksums before.)
+                let mut cursor = RunCursor::default();
+                let last = decoder.code_at_cursor(cut, block.len(), block.len() - 1, &mut cursor);
+                let first = decoder.code_at(cut, block.len(), 0);
+                let again = decoder.code_at_cursor(cut, block.len(), 0, &mut cursor);
+                // Coded in halves, the cursor may have seen the halves overlap.
+                assert!(again == first || halved && again.is_none(), "the first entry of a block cut short, by that cursor");
+                if !halved {
+                    assert_eq!(decoder.code_at(cut, block.len(), block.len() - 1), None, "the last entry of a block cut short");
+                    assert_eq!(last, None, "the last entry of a block cut short, by a cursor");
+                }
             }
+            // Within a few percent of the entropy, which Huffman codes keep to.
+            assert!((total as f64) < frequencies.entropy_bits() * 1.05 + 64.0 * blocks.len() as f64);
         }
-        // Within a few percent of the entropy, which Huffman codes keep to.
-        assert!((total as f64) < frequencies.entropy_bits() * 1.05 + 64.0 * blocks.len() as f64);
+    }
+
+    #[test]
+    fn a_half_block_is_read_from_its_own_end() {
+        // A block whose halves are each one run: each entry is the first run
+        // of its half, however long the block.
+        let mut block = vec![1u8; 6144];
+        block.extend([4u8; 6144]);
+        let runs = block_runs(&block);
+        assert_eq!(runs, [vec![run(1, 6144)], vec![run(4, 6144)]]);
+        let mut frequencies = Frequencies::default();
+        frequencies.add_block(&runs);
+        let encoder = Encoder::new(&frequencies);
+        let bytes = encoder.encode(&runs);
+        let decoder = Decoder::new(encoder.table(), true).unwrap();
+        assert_eq!(decoder.code_at(&bytes, block.len(), 0), Some(1));
+        assert_eq!(decoder.code_at(&bytes, block.len(), 12287), Some(4));
+        // Read whole, as written before format 13, the same bytes are not
+        // this block.
+        let whole = Decoder::new(encoder.table(), false).unwrap();
+        assert_ne!(decode(&whole, &bytes, block.len()), Some(packed(&block)));
     }
 
     #[test]
@@ -625,32 +790,33 @@ mod tests {
         let encoder = Encoder::new(&frequencies);
         assert!(encoder.table().iter().any(|&l| l as u32 > LOOKUP_BITS));
         assert!(encoder.table().iter().all(|&l| l as u32 <= MAX_WORD));
-        let decoder = Decoder::new(encoder.table()).unwrap();
+        let decoder = Decoder::new(encoder.table(), false).unwrap();
         for s in symbols() {
             let (code, b) = (s / BUCKETS, s % BUCKETS);
             let len = bucket_start(b).0 as usize;
             let block = vec![code as u8; len];
-            let runs = runs_of(&block);
+            let runs = [runs_of(&block), Vec::new()];
             assert_eq!(decode(&decoder, &encoder.encode(&runs), len), Some(packed(&block)), "symbol {s}");
         }
     }
 
     #[test]
     fn bad_tables_and_bytes_are_refused_not_panicked_on() {
-        assert_eq!(Decoder::new(&[1; 10]).err(), Some(BadTable));
-        assert_eq!(Decoder::new(&vec![1; TABLE_LEN]).err(), Some(BadTable), "over-full code space");
-        assert_eq!(Decoder::new(&vec![16; TABLE_LEN]).err(), Some(BadTable), "words too long");
+        assert_eq!(Decoder::new(&[1; 10], true).err(), Some(BadTable));
+        assert_eq!(Decoder::new(&vec![1; TABLE_LEN], true).err(), Some(BadTable), "over-full code space");
+        assert_eq!(Decoder::new(&vec![16; TABLE_LEN], true).err(), Some(BadTable), "words too long");
         let mut frequencies = Frequencies::default();
-        let runs = runs_of(&[0, 0, 1, 1, 1, 2]);
+        let runs = block_runs(&[0, 0, 1, 1, 1, 2]);
         frequencies.add_block(&runs);
         // One symbol alone in its context still has a word.
-        let single = runs_of(&[3; 9]);
+        let single = block_runs(&[3; 9]);
         frequencies.add_block(&single);
         let encoder = Encoder::new(&frequencies);
-        let decoder = Decoder::new(encoder.table()).unwrap();
+        let decoder = Decoder::new(encoder.table(), true).unwrap();
         assert_eq!(decode(&decoder, &encoder.encode(&single), 9), Some(packed(&[3; 9])));
-        let decoder = Decoder::new(Encoder::new(&frequencies).table()).unwrap();
-        for bytes in [vec![], vec![0xff; 40], vec![0x00; 40], vec![0x5a; 3]] {
+        let cases = [vec![], vec![0xff; 40], vec![0x00; 40], vec![0x5a; 3]].into_iter().flat_map(|b| [(b.clone(), true), (b, false)]);
+        for (bytes, halved) in cases {
+            let decoder = Decoder::new(encoder.table(), halved).unwrap();
             for entries in [0usize, 1, 6, 1000] {
                 let _ = decode(&decoder, &bytes, entries);
                 let _ = decoder.code_at(&bytes, entries, entries / 2);
