@@ -622,30 +622,38 @@ impl Bits<'_> {
     }
 
     /// Tops `acc` up to at least 56 bits.
+    #[inline]
     fn refill(&mut self) {
         let n = self.bytes.len();
-        let word = match (self.back, self.bytes.get(self.at..self.at + 8)) {
-            (false, Some(b)) => u64::from_be_bytes(b.try_into().expect("8 bytes")),
-            // The 8 bytes before those taken, last first.
-            (true, Some(_)) => u64::from_le_bytes(self.bytes[n - self.at - 8..n - self.at].try_into().expect("8 bytes")),
-            (false, None) => {
-                let mut b = [0u8; 8];
-                let rest = self.bytes.get(self.at..).unwrap_or(&[]);
-                b[..rest.len()].copy_from_slice(rest);
-                u64::from_be_bytes(b)
+        let word = if n >= self.at + 8 {
+            if self.back {
+                // The 8 bytes before those taken, last first.
+                let end = n - self.at;
+                u64::from_le_bytes(self.bytes[end - 8..end].try_into().expect("8 bytes"))
+            } else {
+                u64::from_be_bytes(self.bytes[self.at..self.at + 8].try_into().expect("8 bytes"))
             }
-            (true, None) => {
-                let mut b = [0u8; 8];
-                let rest = &self.bytes[..n.saturating_sub(self.at)];
-                b.iter_mut().zip(rest.iter().rev()).for_each(|(b, &r)| *b = r);
-                u64::from_be_bytes(b)
-            }
+        } else {
+            self.last_word()
         };
         // Bits past the whole bytes taken are ORed again, the same, next time.
         self.acc |= word >> self.bits;
         let taken = (63 - self.bits) / 8;
         self.at += taken as usize;
         self.bits += 8 * taken;
+    }
+
+    /// The fewer than 8 bytes left, padded with zeros.
+    #[cold]
+    fn last_word(&self) -> u64 {
+        let mut b = [0u8; 8];
+        let rest = self.bytes.len().saturating_sub(self.at);
+        if self.back {
+            b.iter_mut().zip(self.bytes[..rest].iter().rev()).for_each(|(b, &r)| *b = r);
+        } else {
+            b[..rest].copy_from_slice(&self.bytes[self.bytes.len() - rest..]);
+        }
+        u64::from_be_bytes(b)
     }
 
     fn skip(&mut self, n: u32) {
