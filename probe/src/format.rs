@@ -45,6 +45,8 @@ pub const FORMAT_VERSION: u16 = 13;
 /// The oldest version still read: it differs in what its header leaves
 /// out and, before 13, in result blocks coded whole.
 pub const OLDEST_READ_VERSION: u16 = 10;
+/// The first version whose result blocks are coded in halves.
+const HALVED_RESULT_BLOCKS: u16 = 13;
 /// Version of the index scheme (index.rs); a change makes old files unreadable.
 pub const INDEX_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 152;
@@ -287,6 +289,11 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
     hash(bytes)
 }
 
+/// The format version of a file whose header [`Header::decode`] read.
+fn version_of(header: &[u8]) -> u16 {
+    u16::from_le_bytes([header[8], header[9]])
+}
+
 impl Header {
     /// Where the file stores each position's entry.
     pub fn layout(&self) -> EntryLayout {
@@ -348,7 +355,7 @@ impl Header {
         let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        let version = u16_at(8);
+        let version = version_of(b);
         if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(FormatError::Version(version));
         }
@@ -727,8 +734,7 @@ impl<B: AsRef<[u8]>> TableFile<B> {
                 let lengths = decompress(table, runs::TABLE_LEN)
                     .filter(|t| t.len() == runs::TABLE_LEN)
                     .ok_or(FormatError::CodeTable("cannot decompress"))?;
-                // Result blocks are coded in halves from version 13 on.
-                let halved = u16::from_le_bytes([file.bytes.as_ref()[8], file.bytes.as_ref()[9]]) >= 13;
+                let halved = version_of(data) >= HALVED_RESULT_BLOCKS;
                 Some(runs::Decoder::new(&lengths, halved).map_err(|_| FormatError::CodeTable("not a code"))?)
             }
             Kind::Distance if table.is_empty() => None,
