@@ -5,10 +5,11 @@
 //! name it gives, or refused if a table cannot hold them.
 
 use damka::format::{
-    content_hash, encode_blocks, encode_stored_entries, file_bytes, Counts, Distances, FormatError, Header, Kind, TableFile, TableSlice,
+    compress_code_table, content_hash, encode_blocks, encode_stored_entries, file_bytes, Counts, Distances, FormatError, Header, Kind, TableFile, TableSlice,
     block_index_len, FORMAT_VERSION, HEADER_LEN, MAX_PLIES,
 };
 use damka::layout::EntryOrder;
+use damka::runs::{runs_of, BlockRuns, Encoder, Frequencies};
 use damka::resolve::{Resolution, MOST_THREAT_READS, READS_STEP, THREAT_DEPTH};
 use damka::rules::{MAX_LIMIT_MOVES, MAX_LIMIT_PLIES};
 use damka::{fen, Material, RuleSet, SliceIndex, Variant};
@@ -317,6 +318,33 @@ fn a_table_of_another_format_version_is_refused() {
     assert_eq!(Header::decode(&bytes).map(|h| h.resolution), Ok(Resolution::FULL));
     set(&mut bytes, 11, Resolution::BOUNDED.id());
     assert_eq!(Header::decode(&bytes).unwrap_err(), FormatError::BadHeader("unknown resolution of don't-care entries"));
+}
+
+/// Result blocks of versions 10 to 12 were coded whole from their first
+/// byte: such a file reads entry for entry, as the same codes coded in
+/// halves (version 13) do.
+#[test]
+fn result_blocks_of_version_12_are_read_whole() {
+    let (positions, block_positions) = (4 * 96u64, 96u32);
+    let entries: Vec<u8> = (0..positions).map(|i| (i * i / 7 % 5) as u8).collect();
+    let whole: Vec<BlockRuns> = entries.chunks(block_positions as usize).map(|c| [runs_of(c), Vec::new()]).collect();
+    let mut frequencies = Frequencies::default();
+    whole.iter().for_each(|r| frequencies.add_block(r));
+    let encoder = Encoder::new(&frequencies);
+    let code_table = compress_code_table(encoder.table());
+    let blocks: Vec<Vec<u8>> = whole.iter().map(|r| encoder.encode(r)).collect();
+    let h = Header { code_table_len: code_table.len() as u32, ..header(Kind::Wdl, positions, block_positions, blocks.len() as u32) };
+    let mut bytes = file_bytes(&h, &[], &code_table, &blocks).unwrap();
+    let read_all = |bytes: &[u8]| -> Result<Vec<u8>, FormatError> {
+        let file = TableFile::new(bytes)?;
+        (0..positions as usize).map(|i| file.code_at(i as u32 / block_positions, i % block_positions as usize, None)).collect()
+    };
+    // Marked as this version's, the whole blocks are not these entries.
+    assert_ne!(read_all(&bytes), Ok(entries.clone()));
+    bytes[8..10].copy_from_slice(&12u16.to_le_bytes());
+    let sum = content_hash(&bytes[..HEADER_LEN - 8]);
+    bytes[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());
+    assert_eq!(read_all(&bytes), Ok(entries));
 }
 
 /// Byte 141 says what the files leave "don't care": every resolution reads
