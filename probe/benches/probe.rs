@@ -233,10 +233,12 @@ fn main() {
                     ],
                 );
             }
-            // Loading: a capture position reads a block of each slice its
-            // captures lead to.
+            // The set's blocks all stayed. (Misses are no measure of that:
+            // a block whose key shares its slot among those read once with
+            // another block's is read in place again and again, and without
+            // a threat bound a position reads a few dozen blocks.)
             let s = tb.cache_stats();
-            assert!(s.misses as usize <= n * 16, "blocks were evicted: {s:?}");
+            assert_eq!(s.evictions, 0, "blocks were evicted: {s:?}");
         }
     }
 

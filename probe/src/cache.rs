@@ -86,8 +86,10 @@ const FIRST_SETS: usize = 1 << 8;
 /// Keys of blocks read once that a cache remembers at most.
 const READ_ONCE: usize = 1 << 12;
 
-/// Blocks a probe keeps for itself at most, when the cache keeps none.
-const PROBE_BLOCKS: usize = 64;
+/// Blocks a probe keeps for itself at most, when the cache keeps none. The
+/// probes that read most read more than 64: at 6 pieces without a threat
+/// bound, 128 read 2.6% fewer blocks than 64 did, 256 no fewer.
+const PROBE_BLOCKS: usize = 128;
 
 /// The blocks the probes in progress on this thread read and the cache did
 /// not keep, by cache and key, and what they resolved where the tables
@@ -455,31 +457,33 @@ impl BlockCache {
         // outside a probe.
         let owner = self as *const BlockCache as usize;
         let held = PROBE_BLOCKS_HELD.with_borrow_mut(|p| {
-            let i = p.cursors.iter().position(|(o, k, _)| (*o, *k) == (owner, key));
-            (p.depth > 0).then(|| i.map(|i| p.cursors.remove(i).2))
+            (p.depth > 0).then(|| p.cursors.iter().position(|(o, k, _)| (*o, *k) == (owner, key)))
         });
-        let mut cursor = match held {
+        match held {
             // An entry of a block the probe holds, as a block held counts.
-            Some(Some(cursor)) => {
-                self.counts.add(HITS);
-                cursor
-            }
+            Some(Some(_)) => self.counts.add(HITS),
             // Read in place once lately: the cache takes it now.
             _ if self.keeps(bytes) && !self.first_request(key) => {
                 return self.entry_not_cached(key, at, width, load).map(Read::FromBlock);
             }
-            Some(None) => {
-                self.counts.add(MISSES);
-                PROBE_BLOCKS_HELD.with_borrow_mut(|p| p.spare_cursors.pop()).unwrap_or_default()
-            }
-            None => {
-                self.counts.add(MISSES);
-                return read_in_place(None).map(Read::InPlace);
-            }
+            _ => self.counts.add(MISSES),
+        }
+        let Some(held) = held else {
+            return read_in_place(None).map(Read::InPlace);
         };
-        let entry = read_in_place(Some(&mut cursor));
-        PROBE_BLOCKS_HELD.with_borrow_mut(|p| hold(&mut p.cursors, (owner, key, cursor)));
-        entry.map(Read::InPlace)
+        // Read through the cursor where it is held (`read_in_place` only
+        // decodes bytes): moving cursors about took a tenth of an uncached
+        // probe's time.
+        PROBE_BLOCKS_HELD
+            .with_borrow_mut(|p| {
+                let i = held.unwrap_or_else(|| {
+                    let spare = p.spare_cursors.pop().unwrap_or_default();
+                    hold(&mut p.cursors, (owner, key, spare));
+                    p.cursors.len() - 1
+                });
+                read_in_place(p.cursors.get_mut(i).map(|held| &mut held.2))
+            })
+            .map(Read::InPlace)
     }
 
     /// Whether block `key`, not in the cache, is asked for the first time
