@@ -125,18 +125,11 @@ pub const STORE_ALL_KINGS_FROM: u8 = 7;
 
 /// What a build leaves "don't care": which slices leave what (`policy`),
 /// and how many entries a settled threat's resolution may read where
-/// threats are left (None: no bound; see
-/// [`damka::resolve::is_settled_threat`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// threats are left.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Leaving {
     pub policy: DontCare,
-    pub threat_reads: Option<u32>,
-}
-
-impl Default for Leaving {
-    fn default() -> Leaving {
-        Leaving { policy: DontCare::Auto, threat_reads: Some(THREAT_READS) }
-    }
+    pub threat_reads: ThreatReads,
 }
 
 impl From<DontCare> for Leaving {
@@ -145,13 +138,38 @@ impl From<DontCare> for Leaving {
     }
 }
 
+/// How many entries a settled threat's resolution may read at most, as
+/// [`damka::resolve::is_settled_threat`] counts them (`damka generate
+/// --threat-reads`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ThreatReads {
+    /// No bound below [`BOUND_THREATS_FROM`] pieces, [`THREAT_READS`] from
+    /// there.
+    #[default]
+    Auto,
+    /// The same in every slice (None: no bound).
+    Every(Option<u32>),
+}
+
+/// Pieces from which slices bound their threats' reads under
+/// [`ThreatReads::Auto`]. Below, the result files are smallest without a
+/// bound, and a probe without a cache still meets its 20 us (6 pieces:
+/// 100.6 positions a byte, a quiet result 18.7-19.0 us); at 7 pieces an
+/// unbounded threat's search reads a hundred blocks and more (KKKvKKKM:
+/// 881 us against 17.5 with the bound; docs/COMPRESSION.md).
+pub const BOUND_THREATS_FROM: u8 = 7;
+
 /// What the files of slice `material` leave "don't care" when a build
 /// is `leaving` it.
 pub fn resolution_of(material: Material, leaving: Leaving) -> Resolution {
     let kings_alone = material.own_men + material.opp_men == 0;
+    let threat_reads = match leaving.threat_reads {
+        ThreatReads::Auto => (material.pieces() >= BOUND_THREATS_FROM).then_some(THREAT_READS),
+        ThreatReads::Every(bound) => bound,
+    };
     match leaving.policy {
         DontCare::Auto if kings_alone && material.pieces() >= STORE_ALL_KINGS_FROM => Resolution::NONE,
-        DontCare::Auto | DontCare::All => Resolution { threat_reads: leaving.threat_reads, ..Resolution::FULL },
+        DontCare::Auto | DontCare::All => Resolution { threat_reads, ..Resolution::FULL },
         DontCare::None => Resolution::NONE,
     }
 }

@@ -62,7 +62,9 @@ fn a_threat_bound_a_header_cannot_hold_is_refused() {
         let stderr = text(&out.stderr);
         assert!(stderr.contains("--threat-reads") && !stderr.contains("panicked"), "{bad}: {stderr}");
         if bad.parse::<u32>().is_ok() {
-            assert!(stderr.contains("a multiple of 8 up to 248, or 0 for no bound"), "{bad}: {stderr}");
+            assert!(stderr.contains("a multiple of 8 up to 248, 0 for no bound, or auto"), "{bad}: {stderr}");
+        } else {
+            assert!(stderr.contains("or auto"), "{bad}: {stderr}");
         }
     }
     assert_eq!(std::fs::read_dir(dir.path()).map_or(0, |d| d.count()), 0, "nothing written");

@@ -17,7 +17,7 @@ use damka::{
     fen, Cached, Material, OpenOptions, Position, ProbeError, RuleSet, RuleSetId, SliceIndex, Tablebase, Value, Variant, Wdl,
 };
 use damka_generator::driver::solve_in_memory;
-use damka_generator::graph::{resolution_of, DontCare, Leaving};
+use damka_generator::graph::{resolution_of, DontCare, Leaving, ThreatReads};
 use damka_generator::solver::{Metric, Options};
 
 fn open(dir: &Path, cache_bytes: usize) -> Tablebase {
@@ -90,7 +90,14 @@ fn probes_return_the_stored_values_under_the_russian_draw_rules() {
 /// (the first piece count with settled threats of both kinds), and the
 /// solver's values of the same slices in memory.
 fn russian_four_pieces(name: &str) -> (support::TempDir, damka_generator::solver::Known) {
-    let tables = support::generate_with_rules(name, Variant::Russian, 4, "russian");
+    russian_four_pieces_leaving(name, Leaving::default())
+}
+
+/// [`russian_four_pieces`], the files leaving "don't care" what `leaving`
+/// says.
+fn russian_four_pieces_leaving(name: &str, leaving: Leaving) -> (support::TempDir, damka_generator::solver::Known) {
+    let tables = support::TempDir::new(name);
+    support::generate_storing(tables.path(), Variant::Russian, 4, "russian", leaving);
     let rules = Arc::new(RuleSet::preset("russian").expect("a preset"));
     (tables, solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4))
 }
@@ -106,7 +113,7 @@ fn slices_that_store_every_result_probe_beside_those_that_leave_them() {
     let known = solve_in_memory(&Options { variant: Variant::Russian, metric: Metric::Conversion, rules: Some(rules) }, 4);
     // All a reader can resolve, without a bound on a threat's reads (format
     // 11's files) and with the default one.
-    let all = |threat_reads| Leaving { policy: DontCare::All, threat_reads };
+    let all = |bound| Leaving { policy: DontCare::All, threat_reads: ThreatReads::Every(bound) };
     for (three, four) in [(DontCare::None.into(), all(None)), (all(Some(THREAT_READS)), DontCare::None.into())] {
         let tables = support::TempDir::new("probe-resolutions");
         support::generate_storing(tables.path(), Variant::Russian, 3, "russian", three);
@@ -144,10 +151,12 @@ fn slices_that_store_every_result_probe_beside_those_that_leave_them() {
 /// solver's values, result and distance: resolved through their moves
 /// (and those of the settled threats the moves lead to), or read where
 /// that resolution would be wrong under the rules. Four pieces: the first
-/// with both kinds under the Russian rules.
+/// with both kinds under the Russian rules; with a bound on a threat's
+/// reads, so that threats over it are read where they are stored.
 #[test]
 fn settled_threats_probe_to_the_values_the_solver_found() {
-    let (tables, known) = russian_four_pieces("probe-threats");
+    let bounded = Leaving { policy: DontCare::Auto, threat_reads: ThreatReads::Every(Some(THREAT_READS)) };
+    let (tables, known) = russian_four_pieces_leaving("probe-threats", bounded);
     let tb = open(tables.path(), 1 << 22);
     // Without a cache there is no memo either: every probe resolves anew.
     let bare = open(tables.path(), 0);
@@ -570,7 +579,8 @@ fn conditional_probes_answer_only_from_the_cache() {
         let value = none.probe_value(pos).unwrap();
         if let Cached::Answer(answer) = none.probe_value_cached(pos).unwrap() {
             assert_eq!(answer, value, "{pos:?}");
-            let threat = is_settled_threat(pos, Variant::Russian, Resolution::BOUNDED, &mut Vec::new());
+            let left = resolution_of(Material::of(&white_to_move(pos)), Leaving::default());
+            let threat = is_settled_threat(pos, Variant::Russian, left, &mut Vec::new());
             assert!(has_capture(pos, Variant::Russian) || threat, "{pos:?}");
         }
     }

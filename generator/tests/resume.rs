@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use damka::{Material, RuleSet, Variant};
-use damka_generator::graph::pairs_in_order;
+use damka_generator::graph::{pairs_in_order, resolution_of, Leaving};
 use damka_generator::journal::Journal;
 use damka_generator::solver::{
     solve_pair_both, solve_pair_resumable, Checkpoint, ConfigResult, Keep, Known, Metric, Options, Pass,
@@ -204,7 +204,7 @@ fn a_slice_read_for_its_results_has_the_results_of_its_values() {
         threats += values
             .index
             .positions(0..values.index.size())
-            .filter(|p| damka::resolve::is_settled_threat(p, Variant::Russian, damka::resolve::Resolution::BOUNDED, &mut moves))
+            .filter(|p| damka::resolve::is_settled_threat(p, Variant::Russian, resolution_of(id.material, Leaving::default()), &mut moves))
             .count() as u64;
         known.insert(id.material, values);
     }

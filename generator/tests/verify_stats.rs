@@ -13,7 +13,7 @@ use damka::rules::Binding;
 use damka::{fen, Material, OpenOptions, RuleSet, SliceIndex, Tablebase, Value, Variant, Wdl};
 use damka_generator::catalog::LoadError;
 use damka_generator::driver::{self, Job};
-use damka_generator::graph::DontCare;
+use damka_generator::graph::{resolution_of, DontCare, Leaving};
 use damka_generator::verify::{self, Options, Problem};
 use damka_generator::writer::{self, table_path, RulesId, Stored};
 
@@ -102,12 +102,14 @@ fn captures(material: &str) -> Vec<bool> {
 /// Which positions of a slice have their result stored as it is: neither
 /// capture positions nor settled threats (docs/FORMAT.md).
 fn stored(material: &str) -> Vec<bool> {
-    let index = SliceIndex::new(material.parse().unwrap());
+    let material: Material = material.parse().unwrap();
+    let index = SliceIndex::new(material);
+    let left = resolution_of(material, Leaving::default());
     let mut moves = Vec::new();
     (0..index.size())
         .map(|i| {
             let pos = index.position(i);
-            !has_capture(&pos, RUSSIAN) && !is_settled_threat(&pos, RUSSIAN, Resolution::BOUNDED, &mut moves)
+            !has_capture(&pos, RUSSIAN) && !is_settled_threat(&pos, RUSSIAN, left, &mut moves)
         })
         .collect()
 }
@@ -349,7 +351,7 @@ fn files_that_disagree_on_what_they_leave_don_t_care_are_reported() {
     let dir = generate(3);
     let dtc = path(dir.path(), "KKvK", Kind::Distance);
     let mut bytes = std::fs::read(&dtc).unwrap();
-    assert_eq!(Header::decode(&bytes).unwrap().resolution, Resolution::BOUNDED);
+    assert_eq!(Header::decode(&bytes).unwrap().resolution, resolution_of("KKvK".parse().unwrap(), Leaving::default()));
     bytes[141] = Resolution::NONE.id();
     let sum = content_hash(&bytes[..HEADER_LEN - 8]);
     bytes[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());

@@ -80,19 +80,20 @@ pub const READS_STEP: u32 = 8;
 /// [`READS_STEP`]s).
 pub const MOST_THREAT_READS: u32 = 31 * READS_STEP;
 
-/// The bound on a settled threat's reads that builds set by default: at 6
-/// pieces a probe without a cache then reads 3.1 blocks for a quiet
-/// position's result, not 9.5 (12 us, not 40), for result files a third
-/// larger (docs/COMPRESSION.md, "Format 12").
+/// The bound on a settled threat's reads that builds set by default from 7
+/// pieces on: at 7 pieces an unbounded threat's search reads a hundred
+/// blocks and more (docs/COMPRESSION.md, "Format 12"). Below 7 pieces
+/// builds set none by default: the files are a third smaller, and probes
+/// without a cache stay within 20 us.
 pub const THREAT_READS: u32 = 32;
 
 impl Resolution {
     /// As much as a reader can resolve: the smallest files (format 10's
     /// only resolution).
     pub const FULL: Resolution = Resolution { captures: true, threat_depth: THREAT_DEPTH, threat_reads: None };
-    /// What builds leave by default: as [`Resolution::FULL`], but the
-    /// threats whose resolution would read more than [`THREAT_READS`]
-    /// entries are stored.
+    /// What builds leave by default from 7 pieces on (but in slices of
+    /// kings alone): as [`Resolution::FULL`], but the threats whose
+    /// resolution would read more than [`THREAT_READS`] entries are stored.
     pub const BOUNDED: Resolution = Resolution { threat_reads: Some(THREAT_READS), ..Resolution::FULL };
     /// Nothing: every position's result is stored, and a probe reads one
     /// entry.

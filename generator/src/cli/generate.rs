@@ -10,7 +10,7 @@ use damka::game::Game;
 use damka::{Material, RuleSet, Variant};
 
 use crate::driver::{self, Job};
-use crate::graph::{DontCare, Leaving, MAX_PIECES};
+use crate::graph::{DontCare, Leaving, ThreatReads, MAX_PIECES};
 use crate::memory;
 use crate::plan::human_bytes;
 
@@ -89,19 +89,23 @@ pub struct GenerateArgs {
     /// How many entries a probe's resolution of a settled threat may read
     /// at most, as damka counts them; a threat that would read more is
     /// stored (larger files, faster probes without a cache). A multiple of
-    /// 8 up to 248; 0: no bound (the smallest files).
-    #[arg(long, value_name = "N", default_value_t = damka::resolve::THREAT_READS, value_parser = parse_threat_reads)]
-    threat_reads: u32,
+    /// 8 up to 248; 0: no bound (the smallest files); auto: no bound below
+    /// 7 pieces, 32 from 7 pieces on.
+    #[arg(long, value_name = "N", default_value = "auto", value_parser = parse_threat_reads)]
+    threat_reads: ThreatReads,
 }
 
-/// A bound on a threat's reads as a header can record it.
-fn parse_threat_reads(s: &str) -> Result<u32, String> {
+/// A bound on a threat's reads as a header can record it, or auto.
+fn parse_threat_reads(s: &str) -> Result<ThreatReads, String> {
     let (step, most) = (damka::resolve::READS_STEP, damka::resolve::MOST_THREAT_READS);
-    let n: u32 = s.parse().map_err(|e| format!("{s:?}: {e}"))?;
-    if !n.is_multiple_of(step) || n > most {
-        return Err(format!("{n}: a multiple of {step} up to {most}, or 0 for no bound"));
+    if s == "auto" {
+        return Ok(ThreatReads::Auto);
     }
-    Ok(n)
+    let n: u32 = s.parse().map_err(|e| format!("{s:?}: {e} (a number, or auto)"))?;
+    if !n.is_multiple_of(step) || n > most {
+        return Err(format!("{n}: a multiple of {step} up to {most}, 0 for no bound, or auto"));
+    }
+    Ok(ThreatReads::Every((n > 0).then_some(n)))
 }
 
 /// The pairs `--pair` names, each checked against `--pieces`.
@@ -144,7 +148,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         progress: !args.quiet,
         replace: args.replace,
         memory: args.memory.or_else(memory::default_budget),
-        dont_care: Leaving { policy: args.dont_care, threat_reads: (args.threat_reads > 0).then_some(args.threat_reads) },
+        dont_care: Leaving { policy: args.dont_care, threat_reads: args.threat_reads },
     };
     let s = if pairs.is_empty() { driver::run(&job)? } else { driver::run_pairs(&job, &pairs)? };
     let total = s.total();
