@@ -154,7 +154,7 @@ pub enum ThreatReads {
 /// Pieces from which slices bound their threats' reads under
 /// [`ThreatReads::Auto`]. Below, the result files are smallest without a
 /// bound, and a probe without a cache still meets its 20 us (6 pieces:
-/// 100.6 positions a byte, a quiet result 18.7-19.0 us); at 7 pieces an
+/// 100.6 positions a byte, a quiet result 18.3-19.0 us); at 7 pieces an
 /// unbounded threat's search reads a hundred blocks and more (KKKvKKKM:
 /// 881 us against 17.5 with the bound; docs/COMPRESSION.md).
 pub const BOUND_THREATS_FROM: u8 = 7;
