@@ -19,7 +19,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use damka::format::{packed_code, Distances, FormatError, Header, Kind, TableFile};
 use damka::movegen::{generate, has_capture, Routes};
 use damka::layout::EntryLayout;
-use damka::resolve::{capture_value, is_settled_threat, of_best, threat_result, threat_value, white_to_move, Resolution};
+use damka::resolve::{capture_value, is_settled_threat, of_best, threat_result, threat_value, white_to_move, PositionCache, Resolution};
 use damka::{Material, SliceIndex, TableName, Value, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -254,12 +254,13 @@ pub fn resolve_dont_cares<'a>(
     let words: Vec<Vec<u64>> = values
         .par_chunks_mut(CHUNK)
         .enumerate()
-        // The blocks read stay for the chunks that follow on the thread.
-        .map_init(|| RefCell::new(vec![None; BLOCK_SLOTS]), |blocks, (c, chunk)| {
+        // The blocks read, and the replies resolved, stay for the chunks
+        // that follow on the thread.
+        .map_init(|| (RefCell::new(vec![None; BLOCK_SLOTS]), RefCell::default()), |(blocks, replies), (c, chunk)| {
             let mut moves = Vec::new();
             let mut words = vec![0u64; chunk.len().div_ceil(64)];
             let lookup = remembering_last(lookup);
-            let resolver = Resolver { variant, own: index, lookup: &lookup, threats, blocks };
+            let resolver = Resolver { variant, own: index, lookup: &lookup, threats, blocks, replies };
             let start = (c * CHUNK) as u64;
             let positions = index.positions(start..start + chunk.len() as u64);
             for ((i, v), pos) in chunk.iter_mut().enumerate().zip(positions) {
@@ -321,6 +322,16 @@ struct Resolver<'r, 'a> {
     lookup: &'r dyn Fn(Material) -> Option<SliceValues<'a>>,
     threats: &'r Threats<'r>,
     blocks: &'r RefCell<Blocks>,
+    replies: &'r RefCell<Replies>,
+}
+
+/// The replies a resolver found last: the searches of neighbouring
+/// settled threats reach many of the same positions, and resolving
+/// replies took most of the time of reading a 6-piece slice back.
+#[derive(Default)]
+struct Replies {
+    values: PositionCache<Value>,
+    results: PositionCache<Wdl>,
 }
 
 impl Resolver<'_, '_> {
@@ -341,6 +352,25 @@ impl Resolver<'_, '_> {
     /// come from the twin the distance is whatever the file holds: only a
     /// settled threat of the twin asks, for its result alone.
     fn reply(&self, after: &damka::Position) -> Result<Value> {
+        self.remembered(after, |r| &mut r.values, || self.reply_afresh(after))
+    }
+
+    /// What `kept` of the replies holds for `after`, else `afresh()`, kept.
+    fn remembered<T: Copy>(
+        &self,
+        after: &damka::Position,
+        kept: fn(&mut Replies) -> &mut PositionCache<T>,
+        afresh: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        if let Some(known) = kept(&mut self.replies.borrow_mut()).get(after) {
+            return Ok(known);
+        }
+        let found = afresh()?;
+        kept(&mut self.replies.borrow_mut()).put(after, found);
+        Ok(found)
+    }
+
+    fn reply_afresh(&self, after: &damka::Position) -> Result<Value> {
         let mut moves = Vec::new();
         if let Some(v) = capture_value(after, self.variant, &mut moves, |a| self.captured(a))? {
             return Ok(v);
@@ -355,6 +385,10 @@ impl Resolver<'_, '_> {
 
     /// [`Resolver::reply`]'s result alone.
     fn reply_result(&self, after: &damka::Position) -> Result<Wdl> {
+        self.remembered(after, |r| &mut r.results, || self.reply_result_afresh(after))
+    }
+
+    fn reply_result_afresh(&self, after: &damka::Position) -> Result<Wdl> {
         let mut moves = Vec::new();
         if let Some(v) = capture_value(after, self.variant, &mut moves, |a| self.captured(a))? {
             return Ok(v.wdl);

@@ -170,24 +170,63 @@ fn settled_threat(pos: &Position, variant: Variant, resolution: Resolution, move
     moves.iter().all(|m| settles_within(&pos.play(m), variant, depth - 1, &mut reads, &mut replies, captures))
 }
 
+/// Something known of each of the positions met last, one a slot, the
+/// slot chosen by hashing the position: searches from neighbouring
+/// positions of a slice reach many of the same positions again, and a
+/// slot costs a comparison where the search costs a capture search or
+/// more. What it holds must follow from the position alone.
+pub struct PositionCache<T> {
+    slots: Box<[(Position, Option<T>)]>,
+}
+
+impl<T: Copy> PositionCache<T> {
+    const SLOT_BITS: u32 = 16;
+
+    pub fn new() -> PositionCache<T> {
+        PositionCache { slots: vec![(Position::start(Color::White), None); 1 << Self::SLOT_BITS].into_boxed_slice() }
+    }
+
+    fn slot(pos: &Position) -> usize {
+        let key = (pos.pieces(Color::White).0 ^ pos.pieces(Color::Black).0.rotate_left(21) ^ pos.all_kings().0.rotate_left(42))
+            ^ pos.turn() as u64;
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::SLOT_BITS)) as usize
+    }
+
+    /// What was put for `pos`, if its slot still holds it.
+    pub fn get(&self, pos: &Position) -> Option<T> {
+        match &self.slots[Self::slot(pos)] {
+            (held, Some(value)) if held == pos => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// Keeps `value` for `pos`, in place of what its slot held.
+    pub fn put(&mut self, pos: &Position, value: T) {
+        self.slots[Self::slot(pos)] = (*pos, Some(value));
+    }
+}
+
+impl<T: Copy> Default for PositionCache<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// The capture counts of the positions that the searches for settled
-/// threats of neighbouring positions reached last, one a slot: those
-/// searches reach many of the same positions (at 5 pieces 30-70% of their
-/// capture tests), and counting their captures took most of the writing
-/// of a slice. 64K slots (2.5 MB) found the most again for the least time.
+/// threats of neighbouring positions reached last ([`PositionCache`]):
+/// those searches reach many of the same positions (at 5 pieces 30-70% of
+/// their capture tests), and counting their captures took most of the
+/// writing of a slice. 64K slots (2.5 MB) found the most again for the
+/// least time.
 pub struct CaptureCounts {
     variant: Variant,
-    /// A position and its count of captures (0: it must not capture),
-    /// `u32::MAX` in a slot not yet filled.
-    slots: Box<[(Position, u32)]>,
+    /// Each position's count of captures (0: it must not capture).
+    counts: PositionCache<u32>,
 }
 
 impl CaptureCounts {
-    const SLOT_BITS: u32 = 16;
-
     pub fn new(variant: Variant) -> CaptureCounts {
-        let empty = (Position::start(Color::White), u32::MAX);
-        CaptureCounts { variant, slots: vec![empty; 1 << Self::SLOT_BITS].into_boxed_slice() }
+        CaptureCounts { variant, counts: PositionCache::new() }
     }
 
     pub fn variant(&self) -> Variant {
@@ -197,13 +236,11 @@ impl CaptureCounts {
     /// The captures of `pos`, counted by [`capture_moves`] with `moves` as
     /// scratch space, or found again.
     fn of(&mut self, pos: &Position, moves: &mut Vec<Move>) -> u32 {
-        let key = (pos.pieces(Color::White).0 ^ pos.pieces(Color::Black).0.rotate_left(21) ^ pos.all_kings().0.rotate_left(42))
-            ^ pos.turn() as u64;
-        let slot = &mut self.slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::SLOT_BITS)) as usize];
-        if slot.0 != *pos || slot.1 == u32::MAX {
-            *slot = (*pos, count_captures(pos, self.variant, moves));
-        }
-        slot.1
+        self.counts.get(pos).unwrap_or_else(|| {
+            let count = count_captures(pos, self.variant, moves);
+            self.counts.put(pos, count);
+            count
+        })
     }
 }
 
