@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use damka::directory::{temporary_path, write_atomically};
-use damka::format::{compress_code_table, encode_stored_entries, file_bytes, Distances, Header, Kind, TableFile, TableSlice, ZSTD_LEVEL};
+use damka::format::{compress_code_table, encode_stored_entries, file_bytes, Distances, Header, Kind, TableFile, TableSlice};
 use damka::runs::{self, BlockRuns};
 use damka::layout::{EntryLayout, EntryOrder};
 use damka::movegen::{generate, Routes};
@@ -514,8 +514,7 @@ fn result_runs(codes: &[u8]) -> Vec<BlockRuns> {
 thread_local! {
     // A compression context per thread, not per block: each new one
     // allocates and fills its tables again (2% of a pure build's CPU).
-    static COMPRESSOR: RefCell<zstd::bulk::Compressor<'static>> =
-        RefCell::new(zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("a zstd context"));
+    static COMPRESSOR: RefCell<zstd::bulk::Compressor<'static>> = RefCell::new(damka::format::distance_compressor());
 }
 
 /// The compressed blocks of `raw`, distances of `width` bytes.
