@@ -649,8 +649,9 @@ pub fn encode_blocks(kind: Kind, raw: &[u8], block_positions: u32, width: u8) ->
 /// The zstd compressor of `.dtc` blocks: level 15 (7% smaller than level
 /// 8 and as fast to decompress), but its optimal parser the cheaper one
 /// (`btopt`) and a match of 999 bytes long enough to take unsearched:
-/// within 0.5% of level 15's bytes in 0.4-0.5 of its time, which was an
-/// eighth of a 6-piece build (docs/COMPRESSION.md). Readers need nothing
+/// 0.40-0.44 of level 15's time, which was an eighth of a 6-piece build,
+/// for 0.5% more bytes at 6 pieces, as many at 7 and 0.9% more at 5
+/// (docs/COMPRESSION.md). Readers need nothing
 /// of it: any zstd frame decompresses alike.
 pub fn distance_compressor() -> zstd::bulk::Compressor<'static> {
     use zstd::zstd_safe::{CParameter, Strategy};
