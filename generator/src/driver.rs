@@ -259,12 +259,13 @@ fn build(job: &Job, targets: &[Material], dropped: Dropped) -> Result<Summary> {
                 by_pieces.seconds[1] += solved.seconds[1];
                 let finals = solved.finals;
                 let writing = Instant::now();
+                let limits = |m| (!job.rules.is_empty()).then(|| writer::Limits::of(&job.rules, m));
                 for s in &finals {
                     // A settled threat's moves lead into the pair's other
                     // slice and to slices solved before.
                     let lookup =
                         |m: Material| finals.iter().find(|f| f.index.material() == m).map(Solved::view).or_else(|| known.slice(m));
-                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, !job.rules.is_empty(), s, graph::resolution_of(s.index.material(), job.dont_care), &lookup)?;
+                    let [wdl, dtc] = writer::write(&job.dir, job.variant, &rules_id, limits(s.index.material()), s, graph::resolution_of(s.index.material(), job.dont_care), &lookup)?;
                     by_pieces.bytes += wdl + dtc;
                     by_pieces.wdl_bytes += wdl;
                     by_pieces.positions += s.index.size();

@@ -26,7 +26,8 @@ use damka::runs::{self, BlockRuns};
 use damka::layout::{EntryLayout, EntryOrder};
 use damka::movegen::{generate, Routes};
 use damka::resolve::{best_one_ply_back, is_settled_threat_counting, white_to_move, CaptureCounts, Resolution};
-use damka::{Material, Move, Position, Value, Variant, Wdl};
+use damka::rules::Binding;
+use damka::{Material, Move, Position, RuleSet, Value, Variant, Wdl};
 use rayon::prelude::*;
 
 use crate::catalog::{self, SliceId};
@@ -158,15 +159,15 @@ const PREFETCH_AHEAD: usize = 16;
 
 /// Writes both files of `solved`, leaving "don't care" what `resolution`
 /// says; `lookup` gives every slice its positions' moves lead to (the
-/// pair's other slice, promotions, captures), solved. `limits`: the rule
-/// set has move limits (without, a settled threat's one-ply value is its
-/// value: no entry is stored). Returns the bytes written, `.wdl` and
-/// `.dtc`.
+/// pair's other slice, promotions, captures), solved. `limits`: the move
+/// limits of the slice, if the rule set has any (without, a settled
+/// threat's one-ply value is its value: no entry is stored). Returns the
+/// bytes written, `.wdl` and `.dtc`.
 pub fn write<'a>(
     dir: &Path,
     variant: Variant,
     rules: &RulesId,
-    limits: bool,
+    limits: Option<Limits>,
     solved: &Solved,
     resolution: Resolution,
     lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
@@ -190,14 +191,14 @@ pub fn write<'a>(
 /// How each position of `solved` is stored: settled threats found, and
 /// whether their result and value stand, from the solved values of their
 /// successors; so for every position whose distance comes from the twin
-/// (`distances`). Without move `limits` neither does: a value is then the
-/// best of its moves' one ply back, by definition (`damka verify` checks
-/// every stored one that way, and the tests every probed one against the
-/// solver).
+/// (`distances`) but those the `limits` cannot touch. Without move limits
+/// neither does: a value is then the best of its moves' one ply back, by
+/// definition (`damka verify` checks every stored one that way, and the
+/// tests every probed one against the solver).
 fn how_stored<'a>(
     solved: &Solved,
     variant: Variant,
-    limits: bool,
+    limits: Option<Limits>,
     distances: Distances,
     resolution: Resolution,
     lookup: &(dyn Fn(Material) -> Option<SliceValues<'a>> + Sync),
@@ -228,12 +229,11 @@ fn how_stored<'a>(
                 // Under move limits a one-ply value may miss the position's own
                 // (a draw's distance is "don't care"): judged from the values
                 // its moves lead to.
-                let judged = limits
-                    && match how {
-                        Stored::Threat { .. } | Stored::ThreatForTwin { .. } => true,
-                        Stored::FromTwin { .. } => solved.values[i] & 7 != 0,
-                        Stored::Plain | Stored::Capture { .. } => false,
-                    };
+                let judged = limits.is_some_and(|limits| match how {
+                    Stored::Threat { .. } | Stored::ThreatForTwin { .. } => true,
+                    Stored::FromTwin { .. } => !limits.keep_one_ply(unpacked(solved.values[i])),
+                    Stored::Plain | Stored::Capture { .. } => false,
+                });
                 if !judged {
                     HowStored::put(out, i - c * CHUNK, how);
                     continue;
@@ -259,6 +259,47 @@ fn how_stored<'a>(
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(HowStored(stored))
+}
+
+/// The move limits of a slice, as far as they decide whether a position's
+/// one-ply value is its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Wins and losses of at most these plies keep their one-ply value.
+    exact_within: u16,
+}
+
+impl Limits {
+    /// The limits of `rules` (not empty) in slice `material`.
+    ///
+    /// A win or loss of `d` plies (2 or more: a position without a move is
+    /// a loss in 1, against a one-ply value of 0) is its one-ply value where
+    /// every limit leaves more than `d + 1` plies, whoever wins and moves
+    /// first. Its lines reset within `d` plies, so from one ply on (a
+    /// successor's count) within every limit: a successor's stored value,
+    /// from a fresh count, is then its value from that ply too (a fresh count
+    /// only gives the winner more room, and the lines that win within it fit
+    /// the tighter count), and so the best of them one ply back is the
+    /// position's own, as without limits. Where a man move resets the
+    /// distance ([`Binding::KingsOnly`]) a one-ply value, which counts on to
+    /// the next conversion, is no distance of its: none is kept.
+    pub fn of(rules: &RuleSet, material: Material) -> Limits {
+        let exact_within = match rules.binding(material) {
+            Binding::KingsOnly => 0,
+            _ => rules.fewest_plies(material).map_or(u32::MAX, |p| p.saturating_sub(2)),
+        };
+        Limits { exact_within: exact_within.min(u16::MAX.into()) as u16 }
+    }
+
+    /// Whether `own` (a quiet position's value) is its one-ply value.
+    fn keep_one_ply(self, own: Value) -> bool {
+        match own.wdl {
+            // A draw's distance is "don't care".
+            Wdl::Draw => true,
+            Wdl::Win | Wdl::Loss => (2..=self.exact_within).contains(&own.plies.0),
+            Wdl::CursedWin | Wdl::BlessedLoss => false,
+        }
+    }
 }
 
 /// Runs `f` with this thread's capture counts for searches of settled
@@ -735,6 +776,48 @@ pub fn load(dir: &Path, variant: Variant, material: Material, known: &KeptSlices
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every quiet position whose one-ply value the limits keep (the
+    /// writer judges it no further) has its own value one ply back from
+    /// its moves, under each game's rule set, in every slice up to 4 pieces:
+    /// rules counted in plies and in moves, of one counter and of two, and
+    /// the main-road rule that looks at more than material. And the limits
+    /// keep most of them: a bound that kept none would pass.
+    #[test]
+    fn limits_keep_only_one_ply_values() {
+        use crate::solver::{Metric, Options};
+        use std::sync::Arc;
+        for (variant, rules) in [(Variant::Russian, "russian"), (Variant::Brazilian, "brazilian"), (Variant::English, "english")] {
+            let rules = Arc::new(RuleSet::preset(rules).expect("a preset"));
+            let opts = Options { variant, metric: Metric::Conversion, rules: Some(rules.clone()) };
+            let known = crate::driver::solve_in_memory(&opts, 4);
+            let (mut kept, mut judged) = (0u64, 0u64);
+            let mut moves = Vec::new();
+            for (&material, solved) in &known {
+                let limits = Limits::of(&rules, material);
+                for i in 0..solved.values.len() {
+                    let own = unpacked(solved.values[i]);
+                    if solved.captures.get(i) || own.wdl == Wdl::Draw {
+                        continue;
+                    }
+                    if !limits.keep_one_ply(own) {
+                        judged += 1;
+                        continue;
+                    }
+                    kept += 1;
+                    let pos = solved.index.position(i as u64);
+                    generate(&pos, variant, Routes::Merge, &mut moves);
+                    let successors = moves.iter().map(|m| {
+                        let after = white_to_move(&pos.play(m));
+                        Ok::<_, Infallible>((known[&Material::of(&after)].value(&after), m.converts()))
+                    });
+                    let Ok(one_ply) = best_one_ply_back(successors);
+                    assert_eq!(one_ply, own, "{variant}-{material}, position {i}: {limits:?}");
+                }
+            }
+            assert!(kept > 0, "{variant}: {kept} kept, {judged} judged");
+        }
+    }
 
     /// Each way of storing keeps its own half byte, next to any other.
     #[test]

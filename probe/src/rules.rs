@@ -278,6 +278,27 @@ impl RuleSet {
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }
+
+    /// The fewest plies any limit leaves a line in slice `material` or its
+    /// twin, from a fresh count, whichever side wins and moves first; `None`:
+    /// no limit applies. 0 where a rule looks at more than material (where
+    /// the lone king stood when the balance arose): no line is safe from it.
+    pub fn fewest_plies(&self, material: crate::material::Material) -> Option<u32> {
+        let pos = crate::index::SliceIndex::new(material).position(0);
+        let mut fewest = None;
+        for pos in [pos, pos.flip()] {
+            for rule in &self.rules {
+                for (wins, us_first) in [(true, true), (true, false), (false, true), (false, false)] {
+                    for road in [true, false] {
+                        let Some(limit) = rule.limit_for(&pos, wins, MainRoad::Assume(road), us_first) else { continue };
+                        let limit = if rule.when.lone_king_on_main_road { 0 } else { limit };
+                        fewest = Some(fewest.map_or(limit, |f: u32| f.min(limit)));
+                    }
+                }
+            }
+        }
+        fewest
+    }
 }
 
 /// How the limits of a rule set bind in a slice; this decides what a
@@ -668,6 +689,23 @@ impl RuleSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fewest plies a Russian limit leaves, slice by slice: the tightest
+    /// rule whichever side is stronger and moves first (15 moves of the
+    /// three kings: ply 29 when they move first), 0 where the main-road
+    /// rule may apply, and nothing without a rule.
+    #[test]
+    fn fewest_plies_takes_the_tightest_rule_of_a_slice_and_its_twin() {
+        let russian = RuleSet::preset("russian").expect("a preset");
+        let fewest = |m: &str| russian.fewest_plies(m.parse().expect("material"));
+        assert_eq!(fewest("KKvKK"), Some(30));
+        assert_eq!(fewest("KvKKKKK"), Some(29));
+        assert_eq!(fewest("KKMvK"), Some(0));
+        assert_eq!(fewest("KvKKM"), Some(0));
+        assert_eq!(fewest("KKvK"), Some(9));
+        assert_eq!(fewest("MMMvMMM"), Some(30));
+        assert_eq!(RuleSet::preset("none").expect("a preset").fewest_plies("KKvKK".parse().expect("material")), None);
+    }
 
     #[test]
     fn every_preset_parses() {
