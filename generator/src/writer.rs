@@ -291,10 +291,10 @@ impl Limits {
         Limits { exact_within: exact_within.min(u16::MAX.into()) as u16 }
     }
 
-    /// Whether `own` (a quiet position's value) is its one-ply value.
+    /// Whether a quiet position worth `own` has the distance of its one-ply
+    /// value, with nothing to judge (a draw's distance is "don't care").
     fn keep_one_ply(self, own: Value) -> bool {
         match own.wdl {
-            // A draw's distance is "don't care".
             Wdl::Draw => true,
             Wdl::Win | Wdl::Loss => (2..=self.exact_within).contains(&own.plies.0),
             Wdl::CursedWin | Wdl::BlessedLoss => false,
