@@ -782,7 +782,7 @@ mod tests {
     /// its moves, under each game's rule set, in every slice up to 4 pieces:
     /// rules counted in plies and in moves, of one counter and of two, and
     /// the main-road rule that looks at more than material. And the limits
-    /// keep most of them: a bound that kept none would pass.
+    /// keep some in each game: a bound that kept none would pass the check.
     #[test]
     fn limits_keep_only_one_ply_values() {
         use crate::solver::{Metric, Options};

@@ -243,7 +243,7 @@ impl RuleSet {
     /// for `loser`, that the opponent has), from a fresh count at `pos`:
     /// the tightest quiet limit that applies. `None`: no quiet limit.
     pub fn quiet_limit(&self, pos: &Position, side_to_move_wins: bool) -> Option<u32> {
-        self.limits(pos, Counter::Quiet, side_to_move_wins, MainRoad::Now)
+        self.limits(pos, Counter::Quiet, side_to_move_wins, MainRoad::Now, true)
     }
 
     /// The rules that apply to `pos` (a fresh count) with their limits in
@@ -254,16 +254,16 @@ impl RuleSet {
 
     /// The kings-only limit in plies, if a rule for it applies to `pos`.
     pub fn kings_only_limit(&self, pos: &Position) -> Option<u32> {
-        self.limits(pos, Counter::KingsOnly, true, MainRoad::Now)
+        self.limits(pos, Counter::KingsOnly, true, MainRoad::Now, true)
     }
 
     /// The tightest limit on `counter` at `pos`, for a fresh count (the
-    /// side to move moves first).
-    fn limits(&self, pos: &Position, counter: Counter, side_to_move_wins: bool, road: MainRoad) -> Option<u32> {
+    /// side to move moved first if `us_first`).
+    fn limits(&self, pos: &Position, counter: Counter, side_to_move_wins: bool, road: MainRoad, us_first: bool) -> Option<u32> {
         self.rules
             .iter()
             .filter(|r| r.counter == counter)
-            .filter_map(|r| r.limit_for(pos, side_to_move_wins, road, true))
+            .filter_map(|r| r.limit_for(pos, side_to_move_wins, road, us_first))
             .min()
     }
 
@@ -285,19 +285,17 @@ impl RuleSet {
     /// the lone king stood when the balance arose): no line is safe from it.
     pub fn fewest_plies(&self, material: crate::material::Material) -> Option<u32> {
         let pos = crate::index::SliceIndex::new(material).position(0);
-        let mut fewest = None;
-        for pos in [pos, pos.flip()] {
-            for rule in &self.rules {
-                for (wins, us_first) in [(true, true), (true, false), (false, true), (false, false)] {
-                    for road in [true, false] {
-                        let Some(limit) = rule.limit_for(&pos, wins, MainRoad::Assume(road), us_first) else { continue };
-                        let limit = if rule.when.lone_king_on_main_road { 0 } else { limit };
-                        fewest = Some(fewest.map_or(limit, |f: u32| f.min(limit)));
-                    }
-                }
-            }
+        let twins = [pos, pos.flip()];
+        if twins.iter().any(|p| self.depends_on_main_road(p)) {
+            return Some(0);
         }
-        fewest
+        let cases = [(true, true), (true, false), (false, true), (false, false)];
+        let counters = [Counter::Quiet, Counter::KingsOnly];
+        twins
+            .iter()
+            .flat_map(|p| cases.iter().flat_map(move |&(wins, first)| counters.map(|c| self.limits(p, c, wins, MainRoad::Now, first))))
+            .flatten()
+            .min()
     }
 }
 
