@@ -630,13 +630,7 @@ impl RuleSet {
         // The side that moved first since the count started is the side to
         // move now if the count is even.
         let first_mover_is_us = q % 2 == 0;
-        let quiet_limit = |road: MainRoad| {
-            self.rules
-                .iter()
-                .filter(|r| r.counter == Counter::Quiet)
-                .filter_map(|r| r.limit_for(pos, wins, road, first_mover_is_us))
-                .min()
-        };
+        let quiet_limit = |road: MainRoad| self.limits(pos, Counter::Quiet, wins, road, first_mover_is_us);
         let no_men = (pos.men(Color::White) | pos.men(Color::Black)).is_empty();
         let kings_ok = match self.kings_only_limit(pos) {
             None => Some(true),
