@@ -31,7 +31,7 @@ fn end_quietly_on_a_closed_pipe() {
 /// vectors (a unit's state, a level's results) to the kernel when they are
 /// freed, and the next one faults every page in again, zeroed (27 million
 /// page faults in a 6-piece build). Side by side at 5 pieces, one thread,
-/// this took 0.95x the time, every table byte-identical.
+/// this took 0.96x the time, every table byte-identical.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: called in main before any other thread exists; mallopt only
