@@ -29,9 +29,11 @@ fn end_quietly_on_a_closed_pipe() {
 
 /// Keeps memory freed by the solver in the process: glibc returns large
 /// vectors (a unit's state, a level's results) to the kernel when they are
-/// freed, and the next one faults every page in again, zeroed (27 million
-/// page faults in a 6-piece build). Side by side at 5 pieces, one thread,
-/// this took 0.96x the time, every table byte-identical.
+/// freed, and the next one faults every page in again, zeroed. Side by
+/// side at 5 pieces, one thread, this took 0.96x the time (page faults
+/// 2.00 M -> 0.85 M); at 6 pieces 1.00x (24.7 M -> 20.9 M): there most
+/// vectors are above the largest threshold glibc takes, and still mapped
+/// afresh. Every table byte-identical.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: called in main before any other thread exists; mallopt only
